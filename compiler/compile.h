@@ -1,0 +1,41 @@
+/*
+ * compile.h — the whole compiler as one call: GBNF text (+ vocabulary) in,
+ * .gcg artifact bytes out. gcgc, the tests and the benchmark all go through it.
+ *
+ * Phases (one file each): gbnf_parse -> lower -> byteclass -> normalize ->
+ * lr_build -> [token_trie -> automaton -> certificate] -> emit.
+ */
+#ifndef GCG_COMPILE_H
+#define GCG_COMPILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "gcg.h"
+#include "vocab.h"
+
+typedef struct gcg_compile_options {
+    const char *root_name;     /* start rule; NULL = "root"                         */
+    const gcg_vocab *vocab;    /* NULL = the 256 single bytes                       */
+    bool strict_latency;       /* an unbounded certificate is an error              */
+    bool no_automaton;         /* skip the mask automaton (byte-level matching only) */
+} gcg_compile_options;
+
+typedef struct gcg_compile_stats {
+    uint32_t gbnf_rules;
+    uint32_t nonterminals, productions, byte_classes;
+    uint32_t lr_states, sr_conflicts, rr_conflicts;
+    uint32_t trie_nodes, dfa_states, token_sets;
+    size_t artifact_bytes;
+    double seconds_front, seconds_lr, seconds_automaton, seconds_total;
+} gcg_compile_stats;
+
+/* Compiles `src`. On success *out (malloc'ed) holds the artifact. Diagnostics,
+ * warnings included, go to diag. `check_only` stops after the LR tables and
+ * writes nothing (for `gcgc check`). */
+gcg_status gcg_compile(const char *src, size_t len, const gcg_compile_options *opt, bool check_only,
+                       uint8_t **out, size_t *out_size, gcg_compile_stats *stats, gcg_diag *diag);
+
+#endif /* GCG_COMPILE_H */

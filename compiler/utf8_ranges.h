@@ -1,0 +1,32 @@
+/*
+ * utf8_ranges.h — a set of code points as the UTF-8 byte sequences that
+ * encode it: each sequence is a list of byte ranges, one per byte position,
+ * and the sequences are disjoint. This is the range splitting regex engines
+ * use (RE2, Rust's utf8-ranges). Surrogates (U+D800–U+DFFF) are not valid
+ * UTF-8 and are never produced; overlong forms never are either.
+ */
+#ifndef GCG_UTF8_RANGES_H
+#define GCG_UTF8_RANGES_H
+
+#include <stdint.h>
+
+#include "gbnf.h"
+
+typedef struct utf8_seq {
+    uint8_t len;          /* 1..4 */
+    uint8_t lo[4], hi[4]; /* byte i lies in [lo[i], hi[i]] */
+} utf8_seq;
+
+/* Normalizes ranges (sort, merge, apply negation over U+0000..U+10FFFF,
+ * drop surrogates) into *out (malloc'ed, caller frees), returning the count. */
+uint32_t gcg_cp_set_normalize(const gbnf_range *in, uint32_t n, bool negated, gbnf_range **out);
+
+/* Splits normalized code point ranges into UTF-8 byte-range sequences
+ * (malloc'ed *out, caller frees); returns the count. */
+uint32_t gcg_utf8_split(const gbnf_range *ranges, uint32_t n, utf8_seq **out);
+
+/* Encodes one code point (<= 0x10FFFF) as UTF-8; returns the length (1..4).
+ * Surrogates are encoded as their 3-byte form (literals keep what was written). */
+int gcg_utf8_encode(uint32_t cp, uint8_t out[4]);
+
+#endif /* GCG_UTF8_RANGES_H */

@@ -1,0 +1,52 @@
+/*
+ * vocab.h — a tokenizer vocabulary: token id -> the bytes it stands for.
+ *
+ * Loaders: Hugging Face tokenizer.json (byte-level BPE with the GPT-2 byte
+ * alphabet; SentencePiece-style with "▁" and <0xNN> byte fallback; added and
+ * special tokens), a plain hex list, and the 256 single bytes.
+ * A special token has no text: the grammar never allows it; EOS tokens are
+ * special tokens that end the sentence.
+ */
+#ifndef GCG_VOCAB_H
+#define GCG_VOCAB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "gcg.h"
+
+#define GCG_TOKEN_SPECIAL 1u  /* no text (control / added special token) */
+#define GCG_TOKEN_EOS 2u      /* ends the sentence; also SPECIAL          */
+
+typedef struct gcg_vocab {
+    uint32_t n_tokens;
+    uint32_t *offsets;   /* n_tokens + 1: token i is bytes[offsets[i] .. offsets[i+1]) */
+    uint8_t *bytes;
+    uint8_t *flags;      /* n_tokens: GCG_TOKEN_* */
+    uint32_t *eos;       /* ids of EOS tokens, ascending */
+    uint32_t n_eos;
+} gcg_vocab;
+
+/* Loads a tokenizer.json. EOS ids: `eos`/`n_eos` if n_eos > 0, else the
+ * eos_token named in a tokenizer_config.json in the same directory, if any.
+ * Errors go to diag (with the file and, for JSON syntax, line:col). */
+gcg_status gcg_vocab_load_hf(const char *path, const uint32_t *eos, uint32_t n_eos, gcg_vocab *v,
+                             gcg_diag *diag);
+
+/* Loads the plain format: line i is token i's bytes in lowercase hex, or "-"
+ * for a special token with no text. An empty line or odd/invalid hex is an
+ * error at file:line:col. */
+gcg_status gcg_vocab_load_hex(const char *path, const uint32_t *eos, uint32_t n_eos, gcg_vocab *v,
+                              gcg_diag *diag);
+
+/* The 256 single-byte tokens (ids = byte values), plus the given EOS ids
+ * appended as special tokens when they are >= 256. */
+gcg_status gcg_vocab_bytes256(const uint32_t *eos, uint32_t n_eos, gcg_vocab *v);
+
+/* Marks ids as EOS (and special), checking range; used by all loaders. */
+gcg_status gcg_vocab_set_eos(gcg_vocab *v, const uint32_t *eos, uint32_t n_eos, gcg_diag *diag);
+
+void gcg_vocab_free(gcg_vocab *v);
+
+#endif /* GCG_VOCAB_H */
