@@ -1,0 +1,26 @@
+/*
+ * lower.h — GBNF AST to byte-level CFG.
+ *
+ * Rule i of the AST becomes nonterminal i. Literals become byte sequences;
+ * code point classes and "." become UTF-8 byte-range sequences (utf8_ranges.h)
+ * under one shared nonterminal per distinct class; X* becomes the left-
+ * recursive list R -> R X | ε (kept: a list built this way reduces the same
+ * way for its first element as for the rest, so masks rarely read the stack);
+ * X+ is X X*; X{m,n} is X^m followed by a counted left chain
+ * D_j -> D_{j-1} X (D_0 -> ε) with U -> D_0 | ... | D_{n-m}: the chain records
+ * the count, so the parser never has to guess it (C_k -> C_{k-1} X | ε would
+ * not be LR(1)). Production 0 is start -> root.
+ */
+#ifndef GCG_LOWER_H
+#define GCG_LOWER_H
+
+#include "cfg.h"
+#include "diag.h"
+#include "gbnf.h"
+
+#define GCG_MAX_REPEAT 10000u       /* largest m or n in X{m,n}                */
+#define GCG_MAX_LOWERED_RHS 4000000u /* total right-hand-side items after lowering */
+
+gcg_status gcg_lower(const gbnf_grammar *ast, cfg *out, gcg_diag *diag);
+
+#endif /* GCG_LOWER_H */

@@ -1,0 +1,489 @@
+/* normalize.c — reduce the grammar, break ε-cycles and hidden left recursion,
+ * collapse unit cycles, merge duplicates (see normalize.h for why). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "normalize.h"
+#include "scc.h"
+
+#define MAX_ROUNDS 16     /* ε-fix rounds; each removes every problem it sees */
+#define CHUNK_NULLABLE 4  /* affected nullable symbols per alternative before splitting */
+
+/* ---- productive and reachable ----------------------------------------- */
+
+static void productive(const cfg *g, bool *prod_ok)
+{
+    memset(prod_ok, 0, g->n_nts);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t p = 0; p < g->n_prods; p++) {
+            const cfg_prod *pr = &g->prods[p];
+            if (prod_ok[pr->lhs])
+                continue;
+            uint32_t k = 0;
+            while (k < pr->len && (CFG_IS_TERM(g->rhs[pr->rhs + k]) || prod_ok[g->rhs[pr->rhs + k]]))
+                k++;
+            if (k == pr->len)
+                prod_ok[pr->lhs] = changed = true;
+        }
+    }
+}
+
+/* Breadth-first from the start over kept productions. */
+static gcg_status reachable(const cfg *g, const bool *keep, bool *seen)
+{
+    cfg_index ix;
+    if (cfg_index_build(g, &ix) != GCG_OK)
+        return GCG_ERR_NOMEM;
+    uint32_t *queue = malloc((size_t)g->n_nts * sizeof *queue);
+    if (!queue) {
+        cfg_index_free(&ix);
+        return GCG_ERR_NOMEM;
+    }
+    memset(seen, 0, g->n_nts);
+    uint32_t head = 0, tail = 0;
+    queue[tail++] = g->start;
+    seen[g->start] = true;
+    while (head < tail) {
+        uint32_t a = queue[head++];
+        for (uint32_t i = ix.first[a]; i < ix.first[a + 1]; i++) {
+            const cfg_prod *pr = &g->prods[ix.list[i]];
+            if (!keep[ix.list[i]])
+                continue;
+            for (uint32_t k = 0; k < pr->len; k++) {
+                uint32_t s = g->rhs[pr->rhs + k];
+                if (!CFG_IS_TERM(s) && !seen[s])
+                    seen[s] = true, queue[tail++] = s;
+            }
+        }
+    }
+    free(queue);
+    cfg_index_free(&ix);
+    return GCG_OK;
+}
+
+/* Drops unproductive and unreachable symbols. With `ast`, warns about user
+ * rules that can never match and fails if the start rule is one of them. */
+static gcg_status reduce_grammar(cfg *g, const gbnf_grammar *ast, gcg_diag *diag)
+{
+    bool *ok = malloc(g->n_nts), *seen = malloc(g->n_nts);
+    bool *keep = malloc(g->n_prods ? g->n_prods : 1);
+    gcg_status st = ok && seen && keep ? GCG_OK : GCG_ERR_NOMEM;
+    if (st == GCG_OK) {
+        productive(g, ok);
+        for (uint32_t p = 0; p < g->n_prods; p++) {
+            const cfg_prod *pr = &g->prods[p];
+            keep[p] = ok[pr->lhs];
+            for (uint32_t k = 0; k < pr->len && keep[p]; k++)
+                keep[p] = CFG_IS_TERM(g->rhs[pr->rhs + k]) || ok[g->rhs[pr->rhs + k]];
+        }
+        st = reachable(g, keep, seen);
+    }
+    if (st == GCG_OK && ast) {
+        for (uint32_t a = 0; a < g->n_nts; a++)
+            if (!ok[a] && g->nts[a].kind == CFG_NT_RULE && a != ast->root)
+                gcg_diag_add(diag, GCG_SEV_WARNING, ast->rules[a].line, ast->rules[a].col,
+                             "rule \"%s\" can never match (every alternative needs itself "
+                             "or an empty class)", g->nts[a].name);
+        if (!ok[g->start]) {
+            gcg_diag_add(diag, GCG_SEV_ERROR, ast->rules[ast->root].line, ast->rules[ast->root].col,
+                         "rule \"%s\" matches no text at all (the language is empty)",
+                         ast->rules[ast->root].name);
+            st = GCG_ERR_ARG;
+        }
+    }
+    if (st == GCG_OK) {
+        for (uint32_t p = 0; p < g->n_prods; p++)
+            keep[p] = keep[p] && seen[g->prods[p].lhs];
+        st = cfg_compact(g, keep);
+    }
+    free(ok), free(seen), free(keep);
+    return st;
+}
+
+/* ---- ε-cycles and hidden left recursion -------------------------------- */
+
+/* Edges A -> X_k of A -> X_1..X_n whose prefix X_1..X_{k-1} is nullable
+ * (the left-corner relation) and, with `cyclic`, whose suffix is nullable
+ * too (A => X_k, the relation whose cycles are A =>+ A). CSR form. */
+static gcg_status corner_graph(const cfg *g, const bool *nullable, bool cyclic, uint32_t **firstp,
+                               uint32_t **adjp)
+{
+    uint32_t n = g->n_nts;
+    uint32_t *first = calloc((size_t)n + 2, sizeof *first);
+    uint32_t *adj = malloc((size_t)(g->n_rhs ? g->n_rhs : 1) * sizeof *adj);
+    if (!first || !adj) {
+        free(first), free(adj);
+        return GCG_ERR_NOMEM;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t p = 0; p < g->n_prods; p++) {
+            const cfg_prod *pr = &g->prods[p];
+            const uint32_t *r = g->rhs + pr->rhs;
+            uint32_t last_needed = pr->len; /* with `cyclic`: index of the last non-nullable item */
+            for (uint32_t k = pr->len; cyclic && k > 0; k--)
+                if (CFG_IS_TERM(r[k - 1]) || !nullable[r[k - 1]]) {
+                    last_needed = k - 1;
+                    break;
+                }
+            for (uint32_t k = 0; k < pr->len && !CFG_IS_TERM(r[k]); k++) {
+                bool edge = !cyclic || last_needed == pr->len || last_needed == k;
+                if (edge && pass == 0)
+                    first[pr->lhs + 2]++;
+                else if (edge)
+                    adj[first[pr->lhs + 1]++] = r[k];
+                if (!nullable[r[k]])
+                    break;
+            }
+        }
+        for (uint32_t a = 0; pass == 0 && a < n; a++)
+            first[a + 2] += first[a + 1];
+    }
+    *firstp = first, *adjp = adj;
+    return GCG_OK;
+}
+
+/* Strongly connected components of one corner graph. */
+static gcg_status corner_sccs(const cfg *g, const bool *nullable, bool cyclic, uint32_t *comp)
+{
+    uint32_t *first, *adj, n_comp;
+    gcg_status st = corner_graph(g, nullable, cyclic, &first, &adj);
+    if (st != GCG_OK)
+        return st;
+    st = gcg_scc(g->n_nts, first, adj, comp, &n_comp);
+    free(first), free(adj);
+    return st;
+}
+
+/* Marks in `bad` the nullable symbols that stand in the context of a cycle:
+ * the nullable prefix of a left-corner edge inside a left-corner cycle
+ * (hidden left recursion), and the nullable rest of a production A -> ..X..
+ * with X =>* A (A =>+ A). Returns the number marked. */
+static uint32_t find_bad(const cfg *g, const bool *nullable, bool *bad, gcg_status *st)
+{
+    uint32_t n = g->n_nts, marked = 0;
+    uint32_t *lc = malloc((size_t)(n ? n : 1) * sizeof *lc);
+    uint32_t *cy = malloc((size_t)(n ? n : 1) * sizeof *cy);
+    memset(bad, 0, n);
+    *st = lc && cy ? corner_sccs(g, nullable, false, lc) : GCG_ERR_NOMEM;
+    if (*st == GCG_OK)
+        *st = corner_sccs(g, nullable, true, cy);
+    for (uint32_t p = 0; p < g->n_prods && *st == GCG_OK; p++) {
+        const cfg_prod *pr = &g->prods[p];
+        const uint32_t *r = g->rhs + pr->rhs;
+        for (uint32_t k = 0; k < pr->len && !CFG_IS_TERM(r[k]); k++) {
+            bool rest_nullable = true;
+            for (uint32_t j = k + 1; j < pr->len && rest_nullable; j++)
+                rest_nullable = !CFG_IS_TERM(r[j]) && nullable[r[j]];
+            bool hidden = k > 0 && lc[r[k]] == lc[pr->lhs];
+            bool self = rest_nullable && pr->len > 1 && cy[r[k]] == cy[pr->lhs];
+            for (uint32_t j = 0; j < pr->len; j++)
+                if (((hidden && j < k) || (self && j != k)) && !CFG_IS_TERM(r[j]) && nullable[r[j]] &&
+                    !bad[r[j]])
+                    bad[r[j]] = true, marked++;
+            if (!nullable[r[k]])
+                break;
+        }
+    }
+    free(lc), free(cy);
+    return marked;
+}
+
+/* Splits alternatives with more than CHUNK_NULLABLE nullable symbols into a
+ * sequence of chunk nonterminals, so the expansion below stays linear. */
+static gcg_status chunk_long(cfg *g, const bool *nullable, bool **keepp)
+{
+    uint32_t n0 = g->n_prods;
+    for (uint32_t p = 0; p < n0; p++) {
+        uint32_t lhs = g->prods[p].lhs, len = g->prods[p].len, at = g->prods[p].rhs, k = 0;
+        for (uint32_t i = 0; i < len; i++)
+            k += !CFG_IS_TERM(g->rhs[at + i]) && nullable[g->rhs[at + i]];
+        if (k <= CHUNK_NULLABLE)
+            continue;
+        uint32_t *heads = malloc((size_t)len * sizeof *heads), n_heads = 0;
+        if (!heads)
+            return GCG_ERR_NOMEM;
+        for (uint32_t i = 0; i < len;) {
+            uint32_t j = i, seen = 0;
+            for (; j < len; j++) {
+                uint32_t s = g->rhs[at + j];
+                bool nul = !CFG_IS_TERM(s) && nullable[s];
+                if (nul && seen == CHUNK_NULLABLE)
+                    break;
+                seen += nul;
+            }
+            char name[96];
+            snprintf(name, sizeof name, "%s/chunk%u", g->nts[lhs].name, n_heads);
+            uint32_t h = cfg_add_nt(g, name, CFG_NT_GROUP, g->nts[lhs].rule);
+            if (h == UINT32_MAX || cfg_add_prod(g, h, g->rhs + at + i, j - i) == UINT32_MAX) {
+                free(heads);
+                return GCG_ERR_NOMEM;
+            }
+            heads[n_heads++] = h;
+            i = j;
+        }
+        uint32_t np = cfg_add_prod(g, lhs, heads, n_heads);
+        free(heads);
+        if (np == UINT32_MAX)
+            return GCG_ERR_NOMEM;
+        (*keepp)[p] = false;
+    }
+    return GCG_OK;
+}
+
+/* Adds the variants of production p in which each item at a position with
+ * sel[item] is either omitted or replaced by ne[item]; the others stay.
+ * The left-hand side is `lhs`; with `nonempty`, the empty variant is left out. */
+static gcg_status expand(cfg *g, cfg *out, uint32_t p, const bool *sel, const uint32_t *ne,
+                         uint32_t lhs, bool nonempty)
+{
+    const cfg_prod pr = g->prods[p];
+    uint32_t pos[CHUNK_NULLABLE + 1], k = 0, items[64];
+    uint32_t *buf = pr.len <= 64 ? items : malloc((size_t)pr.len * sizeof *buf);
+    if (!buf)
+        return GCG_ERR_NOMEM;
+    for (uint32_t i = 0; i < pr.len && k <= CHUNK_NULLABLE; i++) {
+        uint32_t s = g->rhs[pr.rhs + i];
+        if (!CFG_IS_TERM(s) && sel[s])
+            pos[k++] = i;
+    }
+    gcg_status st = k > CHUNK_NULLABLE ? GCG_ERR_LIMIT : GCG_OK; /* chunk_long prevents it */
+    for (uint32_t mask = 0; mask < (1u << k) && st == GCG_OK; mask++) {
+        uint32_t n = 0, j = 0;
+        for (uint32_t i = 0; i < pr.len; i++) {
+            uint32_t s = g->rhs[pr.rhs + i];
+            if (j < k && pos[j] == i) {
+                if (mask & (1u << j))
+                    buf[n++] = ne[s];
+                j++;
+            } else {
+                buf[n++] = s;
+            }
+        }
+        if (nonempty && n == 0)
+            continue;
+        if (cfg_add_prod(out, lhs, buf, n) == UINT32_MAX)
+            st = GCG_ERR_NOMEM;
+    }
+    if (buf != items)
+        free(buf);
+    return st;
+}
+
+/* The symbols that need an ε-free twin: the bad ones, and every nullable
+ * symbol in a production of a symbol that needs one (its twin's productions
+ * use the twins of those). */
+static gcg_status twin_closure(const cfg *g, const bool *nullable, bool *q)
+{
+    cfg_index ix;
+    if (cfg_index_build(g, &ix) != GCG_OK)
+        return GCG_ERR_NOMEM;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t a = 0; a < g->n_nts; a++) {
+            for (uint32_t i = ix.first[a]; q[a] && i < ix.first[a + 1]; i++) {
+                const cfg_prod *pr = &g->prods[ix.list[i]];
+                for (uint32_t k = 0; k < pr->len; k++) {
+                    uint32_t s = g->rhs[pr->rhs + k];
+                    if (!CFG_IS_TERM(s) && nullable[s] && !q[s])
+                        q[s] = changed = true;
+                }
+            }
+        }
+    }
+    cfg_index_free(&ix);
+    return GCG_OK;
+}
+
+/* One round of targeted ε-removal: every bad X gets an ε-free twin X', and
+ * each occurrence of a bad X becomes "X' or nothing". X' is built by
+ * classic ε-removal over its productions, which needs the twins of the
+ * nullable symbols they use (twin_closure). */
+static gcg_status remove_eps_of(cfg *g, const bool *bad_in)
+{
+    uint32_t n0 = g->n_nts, p0 = g->n_prods;
+    bool *nullable = malloc(n0 ? n0 : 1), *keep = malloc(p0 ? p0 : 1);
+    if (!nullable || !keep) {
+        free(nullable), free(keep);
+        return GCG_ERR_NOMEM;
+    }
+    cfg_nullable(g, nullable);
+    memset(keep, 1, p0 ? p0 : 1);
+    gcg_status st = chunk_long(g, nullable, &keep);
+    uint32_t n1 = g->n_nts;
+    bool *bad = calloc(n1, 1), *q = calloc(n1, 1), *nul1 = realloc(nullable, n1 ? n1 : 1);
+    bool *keep1 = realloc(keep, g->n_prods ? g->n_prods : 1);
+    uint32_t *ne = malloc((size_t)n1 * sizeof *ne);
+    nullable = nul1 ? nul1 : nullable;
+    keep = keep1 ? keep1 : keep;
+    if (st == GCG_OK && (!bad || !q || !nul1 || !keep1 || !ne))
+        st = GCG_ERR_NOMEM;
+    if (st == GCG_OK) {
+        for (uint32_t p = p0; p < g->n_prods; p++)
+            keep[p] = true;
+        cfg_nullable(g, nullable);
+        for (uint32_t a = 0; a < n0; a++)
+            bad[a] = q[a] = bad_in[a];
+        st = twin_closure(g, nullable, q);
+    }
+    for (uint32_t a = 0; a < n1 && st == GCG_OK; a++) {
+        ne[a] = UINT32_MAX;
+        if (!q[a])
+            continue;
+        char name[200];
+        snprintf(name, sizeof name, "%s/nonempty", g->nts[a].name);
+        ne[a] = cfg_add_nt(g, name, CFG_NT_NONEMPTY, g->nts[a].rule);
+        st = ne[a] == UINT32_MAX ? GCG_ERR_NOMEM : GCG_OK;
+    }
+    cfg out;
+    cfg_init(&out);
+    for (uint32_t p = 0; p < g->n_prods && st == GCG_OK; p++) {
+        if (!keep[p])
+            continue;
+        uint32_t lhs = g->prods[p].lhs;
+        st = expand(g, &out, p, bad, ne, lhs, false);
+        if (st == GCG_OK && q[lhs])
+            st = expand(g, &out, p, q, ne, ne[lhs], true);
+    }
+    if (st == GCG_OK) {
+        free(g->prods), free(g->rhs);
+        g->prods = out.prods, g->n_prods = out.n_prods, g->cap_prods = out.cap_prods;
+        g->rhs = out.rhs, g->n_rhs = out.n_rhs, g->cap_rhs = out.cap_rhs;
+        out.prods = NULL, out.rhs = NULL;
+    }
+    cfg_free(&out);
+    free(ne), free(keep), free(bad), free(q), free(nullable);
+    return st;
+}
+
+/* ---- unit cycles and duplicates ---------------------------------------- */
+
+static gcg_status collapse_units(cfg *g)
+{
+    uint32_t n = g->n_nts;
+    uint32_t *first = calloc((size_t)n + 1, sizeof *first);
+    uint32_t *adj = malloc((size_t)(g->n_prods ? g->n_prods : 1) * sizeof *adj);
+    uint32_t *comp = malloc((size_t)n * sizeof *comp), *rep = malloc((size_t)n * sizeof *rep);
+    bool *keep = malloc(g->n_prods ? g->n_prods : 1);
+    gcg_status st = first && adj && comp && rep && keep ? GCG_OK : GCG_ERR_NOMEM;
+    for (uint32_t p = 0; p < g->n_prods && st == GCG_OK; p++)
+        if (g->prods[p].len == 1 && !CFG_IS_TERM(g->rhs[g->prods[p].rhs]))
+            first[g->prods[p].lhs + 1]++;
+    for (uint32_t a = 0; a < n && st == GCG_OK; a++)
+        first[a + 1] += first[a];
+    for (uint32_t p = 0; p < g->n_prods && st == GCG_OK; p++)
+        if (g->prods[p].len == 1 && !CFG_IS_TERM(g->rhs[g->prods[p].rhs]))
+            adj[first[g->prods[p].lhs]++] = g->rhs[g->prods[p].rhs];
+    for (uint32_t a = n; a > 0 && st == GCG_OK; a--)
+        first[a] = first[a - 1];
+    if (st == GCG_OK) {
+        first[0] = 0;
+        uint32_t n_comp;
+        st = gcg_scc(n, first, adj, comp, &n_comp);
+    }
+    if (st == GCG_OK) {
+        /* Representative: a user rule if the cycle has one (names stay readable). */
+        uint32_t *best = malloc((size_t)n * sizeof *best);
+        st = best ? GCG_OK : GCG_ERR_NOMEM;
+        for (uint32_t a = 0; a < n && best; a++)
+            best[a] = UINT32_MAX;
+        for (uint32_t a = 0; a < n && best; a++) {
+            uint32_t c = comp[a];
+            if (best[c] == UINT32_MAX || (g->nts[a].kind == CFG_NT_RULE && g->nts[best[c]].kind != CFG_NT_RULE))
+                best[c] = a;
+        }
+        for (uint32_t a = 0; a < n && best; a++)
+            rep[a] = best[comp[a]];
+        free(best);
+    }
+    for (uint32_t p = 0; p < g->n_prods && st == GCG_OK; p++) {
+        cfg_prod *pr = &g->prods[p];
+        pr->lhs = rep[pr->lhs];
+        for (uint32_t k = 0; k < pr->len; k++)
+            if (!CFG_IS_TERM(g->rhs[pr->rhs + k]))
+                g->rhs[pr->rhs + k] = rep[g->rhs[pr->rhs + k]];
+        keep[p] = !(pr->len == 1 && g->rhs[pr->rhs] == pr->lhs);
+    }
+    if (st == GCG_OK)
+        st = cfg_compact(g, keep);
+    free(first), free(adj), free(comp), free(rep), free(keep);
+    return st;
+}
+
+static uint64_t prod_hash(const cfg *g, uint32_t p)
+{
+    const cfg_prod *pr = &g->prods[p];
+    return XXH3_64bits_withSeed(g->rhs + pr->rhs, (size_t)pr->len * sizeof(uint32_t), pr->lhs);
+}
+
+static bool prod_equal(const cfg *g, uint32_t a, uint32_t b)
+{
+    const cfg_prod *x = &g->prods[a], *y = &g->prods[b];
+    return x->lhs == y->lhs && x->len == y->len &&
+           memcmp(g->rhs + x->rhs, g->rhs + y->rhs, (size_t)x->len * sizeof(uint32_t)) == 0;
+}
+
+static gcg_status dedupe(cfg *g)
+{
+    uint32_t cap = 16;
+    while (cap < 2 * g->n_prods)
+        cap *= 2;
+    uint32_t *table = malloc((size_t)cap * sizeof *table);
+    bool *keep = malloc(g->n_prods ? g->n_prods : 1);
+    if (!table || !keep) {
+        free(table), free(keep);
+        return GCG_ERR_NOMEM;
+    }
+    memset(table, 0xff, (size_t)cap * sizeof *table);
+    for (uint32_t p = 0; p < g->n_prods; p++) {
+        uint32_t h = (uint32_t)prod_hash(g, p) & (cap - 1);
+        while (table[h] != UINT32_MAX && !prod_equal(g, table[h], p))
+            h = (h + 1) & (cap - 1);
+        keep[p] = table[h] == UINT32_MAX;
+        if (keep[p])
+            table[h] = p;
+    }
+    gcg_status st = cfg_compact(g, keep);
+    free(table), free(keep);
+    return st;
+}
+
+gcg_status gcg_normalize(cfg *g, const gbnf_grammar *ast, gcg_diag *diag)
+{
+    gcg_status st = reduce_grammar(g, ast, diag);
+    for (uint32_t round = 0; st == GCG_OK; round++) {
+        if (round == MAX_ROUNDS) {
+            gcg_diag_add(diag, GCG_SEV_ERROR, 0, 0,
+                         "could not remove nullable cycles in %u rounds (please report this grammar)",
+                         MAX_ROUNDS);
+            return GCG_ERR_LIMIT;
+        }
+        bool *nullable = malloc(g->n_nts), *bad = malloc(g->n_nts);
+        if (!nullable || !bad) {
+            free(nullable), free(bad);
+            return GCG_ERR_NOMEM;
+        }
+        cfg_nullable(g, nullable);
+        uint32_t marked = find_bad(g, nullable, bad, &st);
+        free(nullable);
+        if (st != GCG_OK || marked == 0) {
+            free(bad);
+            break;
+        }
+        st = remove_eps_of(g, bad);
+        free(bad);
+        if (st == GCG_OK)
+            st = collapse_units(g);
+        if (st == GCG_OK)
+            st = reduce_grammar(g, NULL, diag);
+    }
+    if (st == GCG_OK)
+        st = collapse_units(g);
+    if (st == GCG_OK)
+        st = dedupe(g);
+    if (st == GCG_OK)
+        st = reduce_grammar(g, NULL, diag);
+    return st;
+}
