@@ -29,4 +29,57 @@ enum gcg_section_id {
     GCG_SEC_TRIE = 14        /* token trie over byte classes (brute-force mask)   */
 };
 
+/*
+ * LR action cells. A cell is one uint32:
+ *   0                      error
+ *   SHIFT  | target state  shift the byte, go to the target
+ *   REDUCE | production    reduce; production 0 (start -> root) on end of
+ *                          input is accept
+ *   MULTI  | index         a GLR conflict: multi[index] = count k, then k
+ *                          SHIFT/REDUCE entries
+ * Terminal t is a byte class (0..n_classes-1) or end of input (n_classes).
+ */
+#define GCG_ACT_ERROR 0u
+#define GCG_ACT_SHIFT 1u
+#define GCG_ACT_REDUCE 2u
+#define GCG_ACT_MULTI 3u
+#define GCG_ACT_KIND(a) ((a) >> 30)
+#define GCG_ACT_ARG(a) ((a) & 0x3FFFFFFFu)
+#define GCG_ACT(kind, arg) (((uint32_t)(kind) << 30) | (uint32_t)(arg))
+#define GCG_NO_GOTO UINT32_MAX
+
+/* GCG_SEC_BYTECLASS: the table dimensions, then the byte -> class map. */
+typedef struct gcg_tables_header {
+    uint32_t n_classes;   /* 1..256; terminals are classes + end of input      */
+    uint32_t n_states;    /* LR states; state 0 is the start state              */
+    uint32_t n_nts;       /* nonterminals                                       */
+    uint32_t n_prods;     /* productions; production 0 is start -> root         */
+    uint32_t n_multi;     /* uint32 words in GCG_SEC_MULTI                      */
+    uint32_t max_rhs;     /* longest right-hand side                            */
+    uint32_t reserved[2];
+    uint8_t class_of[256];
+} gcg_tables_header;
+
+/* GCG_SEC_PRODUCTIONS: n_prods entries. */
+typedef struct gcg_prod_entry {
+    uint32_t lhs;
+    uint32_t len;
+} gcg_prod_entry;
+
+/* GCG_SEC_ACTION: uint32 action[n_states][n_classes + 1].
+ * GCG_SEC_MULTI:  uint32 multi[n_multi].
+ * GCG_SEC_GOTO:   uint32 go[n_states][n_nts], GCG_NO_GOTO where undefined.
+ * GCG_SEC_SYMBOLS: n_nts NUL-terminated names, in order.
+ * GCG_SEC_VOCAB:  uint32 {n_tokens, n_eos, n_bytes, 0}; uint32 offsets[n_tokens+1]
+ *                 (offsets[0] = 0, non-decreasing, offsets[n_tokens] = n_bytes);
+ *                 uint32 eos[n_eos] (ascending ids); uint8 flags[n_tokens]
+ *                 (1 special, 2 EOS); uint8 bytes[n_bytes].
+ * GCG_SEC_TRIE:   uint32 {n_nodes, n_listed, 0, 0}; uint32 end[n_nodes];
+ *                 uint32 tok_start[n_nodes + 1]; uint32 tokens[n_listed];
+ *                 uint8 byte[n_nodes]. Nodes in depth-first preorder, children
+ *                 by ascending byte: node n's subtree is [n, end[n]); its first
+ *                 child is n + 1 (if end[n] > n + 1), the next sibling of child
+ *                 c is end[c]; byte[c] labels the edge into c. */
+#define GCG_MAX_STATES 0x3FFFFFFFu
+
 #endif /* GCG_ARTIFACT_FORMAT_H */

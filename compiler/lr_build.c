@@ -1,0 +1,566 @@
+/* lr_build.c — LR(0) automaton over byte classes, LALR(1) lookaheads by
+ * propagation, and GLR action cells (see lr_build.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "../runtime/artifact_format.h"
+#include "lr_build.h"
+
+#define MAX_TABLE_CELLS (1u << 28) /* states * (classes + nonterminals) */
+
+typedef struct builder {
+    const cfg *g;
+    const byteclass *bc;
+    gcg_diag *diag;
+    uint32_t C, T, N, W;        /* classes, terminals, nonterminals, lookahead words */
+    cfg_index ix;
+    /* items: item_base[p] + dot */
+    uint32_t n_items;
+    uint32_t *item_base, *item_prod, *item_dot;
+    uint64_t *first_after;      /* per item: FIRST of the symbols after the next one */
+    bool *null_after;           /* per item: those symbols are all nullable          */
+    bool *nullable;
+    uint64_t *first;            /* per nonterminal: FIRST set (W words)              */
+    /* states */
+    uint32_t n_states, cap_states;
+    uint32_t *kern_start, *kern_len, *clos_start, *clos_len;
+    uint32_t *kern, n_kern, cap_kern;
+    uint64_t *kern_la;          /* W words per kernel item */
+    uint32_t *clos, n_clos, cap_clos;
+    uint32_t *shift, *go;       /* n_states * C, n_states * N */
+    uint32_t *accessing;
+    uint32_t *htab, hcap;
+    /* scratch */
+    uint32_t *stamp, gen;
+    uint64_t *nt_la;            /* W words per nonterminal */
+    uint64_t *pairs;            /* (symbol << 32 | item) */
+    uint32_t cap_pairs;
+} builder;
+
+static bool la_or(uint64_t *dst, const uint64_t *src, uint32_t w)
+{
+    bool changed = false;
+    for (uint32_t i = 0; i < w; i++) {
+        uint64_t v = dst[i] | src[i];
+        changed |= v != dst[i];
+        dst[i] = v;
+    }
+    return changed;
+}
+
+static uint32_t next_sym(const builder *b, uint32_t item)
+{
+    const cfg_prod *pr = &b->g->prods[b->item_prod[item]];
+    uint32_t dot = b->item_dot[item];
+    return dot < pr->len ? b->g->rhs[pr->rhs + dot] : UINT32_MAX;
+}
+
+static void *grow(void *p, uint32_t *cap, uint32_t need, size_t sz)
+{
+    if (need <= *cap)
+        return p;
+    uint32_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(p, (size_t)c * sz);
+    if (q)
+        *cap = c;
+    return q;
+}
+
+/* ---- items, nullable, FIRST ------------------------------------------- */
+
+static gcg_status make_items(builder *b)
+{
+    const cfg *g = b->g;
+    b->item_base = malloc((size_t)g->n_prods * sizeof *b->item_base);
+    if (!b->item_base)
+        return GCG_ERR_NOMEM;
+    for (uint32_t p = 0; p < g->n_prods; p++) {
+        b->item_base[p] = b->n_items;
+        b->n_items += g->prods[p].len + 1;
+    }
+    b->item_prod = malloc((size_t)b->n_items * sizeof *b->item_prod);
+    b->item_dot = malloc((size_t)b->n_items * sizeof *b->item_dot);
+    b->first_after = calloc((size_t)b->n_items * b->W, sizeof *b->first_after);
+    b->null_after = malloc(b->n_items);
+    if (!b->item_prod || !b->item_dot || !b->first_after || !b->null_after)
+        return GCG_ERR_NOMEM;
+    for (uint32_t p = 0; p < g->n_prods; p++)
+        for (uint32_t d = 0; d <= g->prods[p].len; d++)
+            b->item_prod[b->item_base[p] + d] = p, b->item_dot[b->item_base[p] + d] = d;
+    return GCG_OK;
+}
+
+/* FIRST of one symbol into dst; returns whether it is nullable. */
+static bool first_of_sym(const builder *b, uint32_t s, uint64_t *dst)
+{
+    if (CFG_IS_TERM(s)) {
+        const bset256 *cs = &b->bc->csets[CFG_INDEX(s)];
+        for (uint32_t i = 0; i < b->W && i < 4; i++)
+            dst[i] |= cs->w[i];
+        return false;
+    }
+    la_or(dst, b->first + (size_t)s * b->W, b->W);
+    return b->nullable[s];
+}
+
+static gcg_status make_first(builder *b)
+{
+    const cfg *g = b->g;
+    b->nullable = malloc(b->N);
+    b->first = calloc((size_t)b->N * b->W, sizeof *b->first);
+    if (!b->nullable || !b->first)
+        return GCG_ERR_NOMEM;
+    cfg_nullable(g, b->nullable);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t p = 0; p < g->n_prods; p++) {
+            const cfg_prod *pr = &g->prods[p];
+            uint64_t acc[5] = {0, 0, 0, 0, 0};
+            for (uint32_t k = 0; k < pr->len && first_of_sym(b, g->rhs[pr->rhs + k], acc); k++)
+                ;
+            changed |= la_or(b->first + (size_t)pr->lhs * b->W, acc, b->W);
+        }
+    }
+    /* Per item A -> α . X β: FIRST(β) and whether β is nullable. */
+    for (uint32_t it = 0; it < b->n_items; it++) {
+        const cfg_prod *pr = &g->prods[b->item_prod[it]];
+        uint32_t k = b->item_dot[it] + 1;
+        bool nul = true;
+        for (; k < pr->len && nul; k++)
+            nul = first_of_sym(b, g->rhs[pr->rhs + k], b->first_after + (size_t)it * b->W);
+        b->null_after[it] = nul;
+    }
+    return GCG_OK;
+}
+
+/* ---- LR(0) states ------------------------------------------------------ */
+
+static uint64_t kernel_hash(const uint32_t *k, uint32_t n)
+{
+    return XXH3_64bits(k, (size_t)n * sizeof *k);
+}
+
+static bool rehash(builder *b)
+{
+    uint32_t cap = b->hcap ? b->hcap * 2 : 1024;
+    uint32_t *t = malloc((size_t)cap * sizeof *t);
+    if (!t)
+        return false;
+    memset(t, 0xff, (size_t)cap * sizeof *t);
+    for (uint32_t s = 0; s < b->n_states; s++) {
+        uint32_t h = (uint32_t)kernel_hash(b->kern + b->kern_start[s], b->kern_len[s]) & (cap - 1);
+        while (t[h] != UINT32_MAX)
+            h = (h + 1) & (cap - 1);
+        t[h] = s;
+    }
+    free(b->htab);
+    b->htab = t, b->hcap = cap;
+    return true;
+}
+
+static bool add_state_rows(builder *b)
+{
+    uint32_t cap = b->cap_states;
+    uint32_t need = b->n_states + 1;
+    if (need <= cap)
+        return true;
+    uint32_t c = cap ? cap * 2 : 256;
+    if ((uint64_t)c * (b->C + b->N) > MAX_TABLE_CELLS)
+        c = need;
+    if ((uint64_t)c * (b->C + b->N) > MAX_TABLE_CELLS)
+        return false;
+    uint32_t **arrs[] = {&b->kern_start, &b->kern_len, &b->clos_start, &b->clos_len, &b->accessing};
+    for (size_t i = 0; i < sizeof arrs / sizeof *arrs; i++) {
+        uint32_t *q = realloc(*arrs[i], (size_t)c * sizeof **arrs[i]);
+        if (!q)
+            return false;
+        *arrs[i] = q;
+    }
+    uint32_t *sh = realloc(b->shift, (size_t)c * b->C * sizeof *sh);
+    if (sh)
+        b->shift = sh;
+    uint32_t *go = sh ? realloc(b->go, (size_t)c * b->N * sizeof *go) : NULL;
+    if (go)
+        b->go = go;
+    if (!go)
+        return false;
+    b->cap_states = c;
+    return true;
+}
+
+/* The state with this kernel, made if new. UINT32_MAX on failure. */
+static uint32_t state_for(builder *b, const uint32_t *k, uint32_t n, uint32_t accessing)
+{
+    if (2 * (b->n_states + 1) > b->hcap && !rehash(b))
+        return UINT32_MAX;
+    uint32_t h = (uint32_t)kernel_hash(k, n) & (b->hcap - 1);
+    for (; b->htab[h] != UINT32_MAX; h = (h + 1) & (b->hcap - 1)) {
+        uint32_t s = b->htab[h];
+        if (b->kern_len[s] == n && memcmp(b->kern + b->kern_start[s], k, (size_t)n * sizeof *k) == 0)
+            return s;
+    }
+    if (b->n_states >= GCG_MAX_LR_STATES || !add_state_rows(b)) {
+        gcg_diag_add(b->diag, GCG_SEV_ERROR, 0, 0, "grammar too large: more than %u LR states",
+                     b->n_states);
+        return UINT32_MAX;
+    }
+    uint32_t *kern = grow(b->kern, &b->cap_kern, b->n_kern + n, sizeof *kern);
+    if (!kern)
+        return UINT32_MAX;
+    b->kern = kern;
+    memcpy(b->kern + b->n_kern, k, (size_t)n * sizeof *k);
+    uint32_t s = b->n_states++;
+    b->kern_start[s] = b->n_kern, b->kern_len[s] = n;
+    b->n_kern += n;
+    b->accessing[s] = accessing;
+    memset(b->shift + (size_t)s * b->C, 0xff, (size_t)b->C * sizeof *b->shift);
+    memset(b->go + (size_t)s * b->N, 0xff, (size_t)b->N * sizeof *b->go);
+    b->htab[h] = s;
+    return s;
+}
+
+/* Closure of state s: kernel items, then (p, 0) for every production of a
+ * nonterminal that stands after a dot, transitively. */
+static bool close_state(builder *b, uint32_t s)
+{
+    uint32_t start = b->n_clos;
+    uint32_t *c = grow(b->clos, &b->cap_clos, start + b->kern_len[s], sizeof *c);
+    if (!c)
+        return false;
+    b->clos = c;
+    memcpy(b->clos + start, b->kern + b->kern_start[s], (size_t)b->kern_len[s] * sizeof *c);
+    b->n_clos += b->kern_len[s];
+    b->gen++;
+    for (uint32_t i = start; i < b->n_clos; i++) {
+        uint32_t x = next_sym(b, b->clos[i]);
+        if (x == UINT32_MAX || CFG_IS_TERM(x) || b->stamp[x] == b->gen)
+            continue;
+        b->stamp[x] = b->gen;
+        uint32_t np = b->ix.first[x + 1] - b->ix.first[x];
+        c = grow(b->clos, &b->cap_clos, b->n_clos + np, sizeof *c);
+        if (!c)
+            return false;
+        b->clos = c;
+        for (uint32_t j = b->ix.first[x]; j < b->ix.first[x + 1]; j++)
+            b->clos[b->n_clos++] = b->item_base[b->ix.list[j]];
+    }
+    b->clos_start[s] = start, b->clos_len[s] = b->n_clos - start;
+    return true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Pairs (symbol, advanced item) for every item of s; symbols are classes
+ * 0..C-1 and nonterminals C..C+N-1. */
+static bool collect_pairs(builder *b, uint32_t s, uint32_t *n_pairs)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < b->clos_len[s]; i++) {
+        uint32_t it = b->clos[b->clos_start[s] + i], x = next_sym(b, it);
+        if (x == UINT32_MAX)
+            continue;
+        uint32_t need = n + (CFG_IS_TERM(x) ? b->C : 1);
+        uint64_t *p = grow(b->pairs, &b->cap_pairs, need, sizeof *p);
+        if (!p)
+            return false;
+        b->pairs = p;
+        if (!CFG_IS_TERM(x)) {
+            p[n++] = ((uint64_t)(b->C + x) << 32) | (it + 1);
+            continue;
+        }
+        const bset256 *cs = &b->bc->csets[CFG_INDEX(x)];
+        for (uint32_t c = 0; c < b->C; c++)
+            if (bset_has(cs, c))
+                p[n++] = ((uint64_t)c << 32) | (it + 1);
+    }
+    qsort(b->pairs, n, sizeof *b->pairs, cmp_u64);
+    *n_pairs = n;
+    return true;
+}
+
+static gcg_status expand_state(builder *b, uint32_t s)
+{
+    uint32_t n;
+    if (!close_state(b, s) || !collect_pairs(b, s, &n))
+        return GCG_ERR_NOMEM;
+    uint32_t *k = malloc((size_t)(n ? n : 1) * sizeof *k);
+    if (!k)
+        return GCG_ERR_NOMEM;
+    for (uint32_t i = 0; i < n;) {
+        uint32_t sym = (uint32_t)(b->pairs[i] >> 32), m = 0;
+        for (; i < n && (uint32_t)(b->pairs[i] >> 32) == sym; i++)
+            k[m++] = (uint32_t)b->pairs[i];
+        uint32_t acc = sym < b->C ? (CFG_TERM | sym) : sym - b->C;
+        uint32_t t = state_for(b, k, m, acc);
+        if (t == UINT32_MAX) {
+            free(k);
+            return b->diag->n_errors ? GCG_ERR_LIMIT : GCG_ERR_NOMEM;
+        }
+        if (sym < b->C)
+            b->shift[(size_t)s * b->C + sym] = t;
+        else
+            b->go[(size_t)s * b->N + (sym - b->C)] = t;
+    }
+    free(k);
+    return GCG_OK;
+}
+
+static gcg_status build_lr0(builder *b)
+{
+    uint32_t k0 = b->item_base[0]; /* start -> . root */
+    if (state_for(b, &k0, 1, UINT32_MAX) == UINT32_MAX)
+        return GCG_ERR_NOMEM;
+    for (uint32_t s = 0; s < b->n_states; s++) {
+        gcg_status st = expand_state(b, s);
+        if (st != GCG_OK)
+            return st;
+    }
+    return GCG_OK;
+}
+
+/* ---- LALR(1) lookaheads ------------------------------------------------ */
+
+/* Lookahead set of an item of state s (kernel: stored; closure: its lhs's). */
+static uint64_t *item_la(builder *b, uint32_t s, uint32_t i)
+{
+    if (i < b->kern_len[s])
+        return b->kern_la + (size_t)(b->kern_start[s] + i) * b->W;
+    uint32_t it = b->clos[b->clos_start[s] + i];
+    return b->nt_la + (size_t)b->g->prods[b->item_prod[it]].lhs * b->W;
+}
+
+/* Lookaheads of the closure nonterminals of s, to a local fixpoint. */
+static void close_la(builder *b, uint32_t s)
+{
+    for (uint32_t i = b->kern_len[s]; i < b->clos_len[s]; i++) {
+        uint32_t it = b->clos[b->clos_start[s] + i];
+        memset(b->nt_la + (size_t)b->g->prods[b->item_prod[it]].lhs * b->W, 0, b->W * sizeof(uint64_t));
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < b->clos_len[s]; i++) {
+            uint32_t it = b->clos[b->clos_start[s] + i], x = next_sym(b, it);
+            if (x == UINT32_MAX || CFG_IS_TERM(x))
+                continue;
+            uint64_t *dst = b->nt_la + (size_t)x * b->W;
+            changed |= la_or(dst, b->first_after + (size_t)it * b->W, b->W);
+            if (b->null_after[it])
+                changed |= la_or(dst, item_la(b, s, i), b->W);
+        }
+    }
+}
+
+static uint32_t kernel_index(const builder *b, uint32_t t, uint32_t item)
+{
+    const uint32_t *k = b->kern + b->kern_start[t];
+    uint32_t lo = 0, hi = b->kern_len[t];
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (k[mid] < item)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static bool propagate_to(builder *b, uint32_t t, uint32_t item, const uint64_t *la)
+{
+    uint32_t k = kernel_index(b, t, item);
+    return la_or(b->kern_la + (size_t)(b->kern_start[t] + k) * b->W, la, b->W);
+}
+
+static bool propagate_state(builder *b, uint32_t s)
+{
+    bool changed = false;
+    close_la(b, s);
+    for (uint32_t i = 0; i < b->clos_len[s]; i++) {
+        uint32_t it = b->clos[b->clos_start[s] + i], x = next_sym(b, it);
+        if (x == UINT32_MAX)
+            continue;
+        const uint64_t *la = item_la(b, s, i);
+        if (!CFG_IS_TERM(x)) {
+            changed |= propagate_to(b, b->go[(size_t)s * b->N + x], it + 1, la);
+            continue;
+        }
+        uint32_t last = UINT32_MAX;
+        for (uint32_t c = 0; c < b->C; c++) {
+            uint32_t t = b->shift[(size_t)s * b->C + c];
+            if (t != last && bset_has(&b->bc->csets[CFG_INDEX(x)], c)) {
+                changed |= propagate_to(b, t, it + 1, la);
+                last = t;
+            }
+        }
+    }
+    return changed;
+}
+
+static gcg_status lalr_lookaheads(builder *b)
+{
+    b->kern_la = calloc((size_t)b->n_kern * b->W, sizeof *b->kern_la);
+    if (!b->kern_la)
+        return GCG_ERR_NOMEM;
+    b->kern_la[(b->T - 1) / 64] |= (uint64_t)1 << ((b->T - 1) % 64); /* start item: {$} */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t s = 0; s < b->n_states; s++)
+            changed |= propagate_state(b, s);
+    }
+    return GCG_OK;
+}
+
+/* ---- action cells ------------------------------------------------------ */
+
+#define MAX_CELL_ACTIONS 64
+
+typedef struct cell_acts {
+    uint32_t a[MAX_CELL_ACTIONS];
+    uint32_t n;
+    bool overflow;
+} cell_acts;
+
+/* Adds a reduction unless one with the same lhs and length is there. */
+static void add_reduce(const lr_tables *t, cell_acts *c, uint32_t p)
+{
+    for (uint32_t i = 0; i < c->n; i++) {
+        uint32_t q = GCG_ACT_ARG(c->a[i]);
+        if (GCG_ACT_KIND(c->a[i]) == GCG_ACT_REDUCE && t->prod_lhs[q] == t->prod_lhs[p] &&
+            t->prod_len[q] == t->prod_len[p])
+            return;
+    }
+    if (c->n < MAX_CELL_ACTIONS)
+        c->a[c->n++] = GCG_ACT(GCG_ACT_REDUCE, p);
+    else
+        c->overflow = true;
+}
+
+static gcg_status emit_cell(lr_tables *t, uint32_t *cell, const cell_acts *c)
+{
+    if (c->overflow)
+        return GCG_ERR_LIMIT;
+    if (c->n <= 1) {
+        *cell = c->n ? c->a[0] : GCG_ACT_ERROR;
+        return GCG_OK;
+    }
+    bool has_shift = GCG_ACT_KIND(c->a[0]) == GCG_ACT_SHIFT;
+    t->sr_conflicts += has_shift;
+    t->rr_conflicts += c->n - has_shift > 1;
+    uint32_t *m = realloc(t->multi, (size_t)(t->n_multi + 1 + c->n) * sizeof *m);
+    if (!m)
+        return GCG_ERR_NOMEM;
+    t->multi = m;
+    *cell = GCG_ACT(GCG_ACT_MULTI, t->n_multi);
+    m[t->n_multi++] = c->n;
+    memcpy(m + t->n_multi, c->a, c->n * sizeof *m);
+    t->n_multi += c->n;
+    return GCG_OK;
+}
+
+static gcg_status state_actions(builder *b, lr_tables *t, uint32_t s, cell_acts *cells)
+{
+    close_la(b, s);
+    for (uint32_t x = 0; x < b->T; x++) {
+        cells[x].n = 0;
+        cells[x].overflow = false;
+        uint32_t to = x < b->C ? b->shift[(size_t)s * b->C + x] : UINT32_MAX;
+        if (to != UINT32_MAX)
+            cells[x].a[cells[x].n++] = GCG_ACT(GCG_ACT_SHIFT, to);
+    }
+    for (uint32_t i = 0; i < b->clos_len[s]; i++) {
+        uint32_t it = b->clos[b->clos_start[s] + i];
+        if (next_sym(b, it) != UINT32_MAX)
+            continue;
+        const uint64_t *la = item_la(b, s, i);
+        for (uint32_t x = 0; x < b->T; x++)
+            if ((la[x / 64] >> (x % 64)) & 1)
+                add_reduce(t, &cells[x], b->item_prod[it]);
+    }
+    for (uint32_t x = 0; x < b->T; x++) {
+        gcg_status st = emit_cell(t, &t->action[(size_t)s * b->T + x], &cells[x]);
+        if (st == GCG_ERR_LIMIT)
+            gcg_diag_add(b->diag, GCG_SEV_ERROR, 0, 0,
+                         "more than %u conflicting reductions in LR state %u (limit)",
+                         MAX_CELL_ACTIONS, s);
+        if (st != GCG_OK)
+            return st;
+    }
+    return GCG_OK;
+}
+
+static gcg_status make_tables(builder *b, lr_tables *t)
+{
+    const cfg *g = b->g;
+    memset(t, 0, sizeof *t);
+    t->n_states = b->n_states, t->n_terms = b->T, t->n_nts = b->N, t->n_prods = g->n_prods;
+    t->action = malloc((size_t)b->n_states * b->T * sizeof *t->action);
+    t->prod_lhs = malloc((size_t)g->n_prods * sizeof *t->prod_lhs);
+    t->prod_len = malloc((size_t)g->n_prods * sizeof *t->prod_len);
+    cell_acts *cells = malloc((size_t)b->T * sizeof *cells);
+    if (!t->action || !t->prod_lhs || !t->prod_len || !cells) {
+        free(cells);
+        return GCG_ERR_NOMEM;
+    }
+    for (uint32_t p = 0; p < g->n_prods; p++)
+        t->prod_lhs[p] = g->prods[p].lhs, t->prod_len[p] = g->prods[p].len;
+    gcg_status st = GCG_OK;
+    for (uint32_t s = 0; s < b->n_states && st == GCG_OK; s++)
+        st = state_actions(b, t, s, cells);
+    free(cells);
+    if (st != GCG_OK)
+        return st;
+    /* The goto and accessing arrays move over as they are. */
+    t->go = b->go, b->go = NULL;
+    t->accessing = b->accessing, b->accessing = NULL;
+    return GCG_OK;
+}
+
+static void builder_free(builder *b)
+{
+    cfg_index_free(&b->ix);
+    void *ps[] = {b->item_base, b->item_prod, b->item_dot, b->first_after, b->null_after, b->nullable,
+                  b->first, b->kern_start, b->kern_len, b->clos_start, b->clos_len, b->kern,
+                  b->kern_la, b->clos, b->shift, b->go, b->accessing, b->htab, b->stamp, b->nt_la,
+                  b->pairs};
+    for (size_t i = 0; i < sizeof ps / sizeof *ps; i++)
+        free(ps[i]);
+}
+
+gcg_status gcg_lr_build(const cfg *g, const byteclass *bc, lr_tables *out, gcg_diag *diag)
+{
+    builder b = {.g = g, .bc = bc, .diag = diag};
+    b.C = bc->n_classes, b.T = b.C + 1, b.N = g->n_nts, b.W = (b.T + 63) / 64;
+    memset(out, 0, sizeof *out);
+    gcg_status st = cfg_index_build(g, &b.ix);
+    b.stamp = calloc(b.N ? b.N : 1, sizeof *b.stamp);
+    b.nt_la = calloc((size_t)(b.N ? b.N : 1) * b.W, sizeof *b.nt_la);
+    if (st == GCG_OK && (!b.stamp || !b.nt_la))
+        st = GCG_ERR_NOMEM;
+    if (st == GCG_OK)
+        st = make_items(&b);
+    if (st == GCG_OK)
+        st = make_first(&b);
+    if (st == GCG_OK)
+        st = build_lr0(&b);
+    if (st == GCG_OK)
+        st = lalr_lookaheads(&b);
+    if (st == GCG_OK)
+        st = make_tables(&b, out);
+    builder_free(&b);
+    if (st != GCG_OK)
+        gcg_lr_free(out);
+    return st;
+}
+
+void gcg_lr_free(lr_tables *t)
+{
+    free(t->action), free(t->multi), free(t->go), free(t->prod_lhs), free(t->prod_len);
+    free(t->accessing);
+    memset(t, 0, sizeof *t);
+}

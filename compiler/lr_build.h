@@ -1,0 +1,42 @@
+/*
+ * lr_build.h — LALR(1) tables over byte classes.
+ *
+ * LR(0) states are built from kernels over the grammar's terminal sets: the
+ * transition of a state on byte class c advances every item whose next
+ * symbol is a terminal set containing c. Lookaheads are LALR(1), computed by
+ * propagation to a fixpoint over the LR(0) automaton (the "spontaneous /
+ * propagated lookahead" method of Aho, Sethi and Ullman, §4.7). Conflicts
+ * are kept as GLR forks; two reductions with the same left-hand side and
+ * length are one action for a recognizer, so they are merged rather than
+ * counted.
+ */
+#ifndef GCG_LR_BUILD_H
+#define GCG_LR_BUILD_H
+
+#include "byteclass.h"
+#include "cfg.h"
+#include "diag.h"
+
+typedef struct lr_tables {
+    uint32_t n_states;
+    uint32_t n_terms;      /* byte classes + 1 (end of input = n_terms - 1) */
+    uint32_t n_nts;
+    uint32_t n_prods;
+    uint32_t *action;      /* n_states * n_terms cells (artifact_format.h)      */
+    uint32_t *multi;       /* conflict lists                                    */
+    uint32_t n_multi;
+    uint32_t *go;          /* n_states * n_nts: target state or GCG_NO_GOTO     */
+    uint32_t *prod_lhs;    /* n_prods */
+    uint32_t *prod_len;    /* n_prods */
+    uint32_t *accessing;   /* per state: nonterminal, or CFG_TERM | class of one
+                              shift into it; the start state has UINT32_MAX    */
+    uint32_t sr_conflicts; /* cells with a shift and a reduce                   */
+    uint32_t rr_conflicts; /* cells with several distinct reduces               */
+} lr_tables;
+
+#define GCG_MAX_LR_STATES 1000000u
+
+gcg_status gcg_lr_build(const cfg *g, const byteclass *bc, lr_tables *out, gcg_diag *diag);
+void gcg_lr_free(lr_tables *t);
+
+#endif /* GCG_LR_BUILD_H */
