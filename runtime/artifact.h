@@ -5,11 +5,51 @@
 #ifndef GCG_ARTIFACT_H
 #define GCG_ARTIFACT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "artifact_format.h"
 #include "container.h"
 #include "gcg.h"
+
+/* Typed views into the validated sections. Every index stored in them has
+ * been checked by the loader: actions and gotos name existing states and
+ * productions, multi lists stay inside multi, class_of < n_classes. */
+typedef struct gcg_tables {
+    uint32_t n_classes, n_terms, n_states, n_nts, n_prods, n_multi, max_rhs;
+    const uint8_t *class_of;       /* 256 */
+    const gcg_prod_entry *prods;   /* n_prods */
+    const uint32_t *action;        /* n_states * n_terms */
+    const uint32_t *multi;         /* n_multi */
+    const uint32_t *go;            /* n_states * n_nts */
+    const char *symbols;           /* n_nts NUL-terminated names, or NULL */
+    uint32_t symbols_size;
+} gcg_tables;
+
+typedef struct gcg_vocab_view {
+    uint32_t n_tokens, n_eos;
+    const uint32_t *offsets;       /* n_tokens + 1 */
+    const uint32_t *eos;           /* n_eos, ascending */
+    const uint8_t *flags;          /* n_tokens */
+    const uint8_t *bytes;
+} gcg_vocab_view;
+
+typedef struct gcg_trie_view {
+    uint32_t n_nodes, n_listed;    /* 0 nodes: no trie                          */
+    const uint32_t *end, *tok_start, *tokens;
+    const uint8_t *byte;
+} gcg_trie_view;
+
+struct gcg_artifact {
+    uint8_t *mem;                  /* the file's bytes (mapped or owned)      */
+    size_t size;
+    bool mapped;                   /* mem came from mmap                      */
+    gcg_container c;
+    gcg_tables t;
+    gcg_vocab_view v;              /* n_tokens = 0 when there is no vocabulary */
+    gcg_trie_view trie;
+};
 
 /* The validated container behind an artifact (section table, sizes). */
 const gcg_container *gcg_artifact_container(const gcg_artifact *art);

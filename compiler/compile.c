@@ -1,0 +1,133 @@
+/* compile.c — the compiler's phases in order (see compile.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "byteclass.h"
+#include "compile.h"
+#include "container_write.h"
+#include "emit.h"
+#include "gbnf.h"
+#include "lower.h"
+#include "lr_build.h"
+#include "normalize.h"
+#include "token_trie.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Everything the phases produce, freed together. */
+typedef struct compilation {
+    gbnf_grammar ast;
+    cfg g;
+    byteclass bc;
+    lr_tables lr;
+    gcg_vocab bytes256;
+} compilation;
+
+static void compilation_free(compilation *c)
+{
+    gcg_gbnf_free(&c->ast);
+    cfg_free(&c->g);
+    gcg_byteclass_free(&c->bc);
+    gcg_lr_free(&c->lr);
+    gcg_vocab_free(&c->bytes256);
+}
+
+/* Front end and LR tables: parse -> lower -> normalize -> classes -> LALR(1). */
+static gcg_status build_tables(compilation *c, const char *src, size_t len,
+                               const gcg_compile_options *opt, gcg_compile_stats *stats,
+                               gcg_diag *diag)
+{
+    double t0 = now();
+    gcg_status st = gcg_gbnf_parse(src, len, opt->root_name, &c->ast, diag);
+    if (st == GCG_OK)
+        st = gcg_lower(&c->ast, &c->g, diag);
+    if (st == GCG_OK)
+        st = gcg_normalize(&c->g, &c->ast, diag);
+    if (st == GCG_OK)
+        st = gcg_byteclass_build(&c->g, &c->bc);
+    double t1 = now();
+    if (st == GCG_OK)
+        st = gcg_lr_build(&c->g, &c->bc, &c->lr, diag);
+    stats->seconds_front = t1 - t0;
+    stats->seconds_lr = now() - t1;
+    if (st != GCG_OK)
+        return st;
+    stats->gbnf_rules = c->ast.n_rules;
+    stats->nonterminals = c->g.n_nts;
+    stats->productions = c->g.n_prods;
+    stats->byte_classes = c->bc.n_classes;
+    stats->lr_states = c->lr.n_states;
+    stats->sr_conflicts = c->lr.sr_conflicts;
+    stats->rr_conflicts = c->lr.rr_conflicts;
+    return GCG_OK;
+}
+
+static gcg_status write_artifact(compilation *c, const char *src, size_t len,
+                                 const gcg_compile_options *opt, uint8_t **out, size_t *out_size)
+{
+    const gcg_vocab *v = opt->vocab;
+    if (!v) {
+        gcg_status st = gcg_vocab_bytes256(NULL, 0, &c->bytes256);
+        if (st != GCG_OK)
+            return st;
+        v = &c->bytes256;
+    }
+    gcg_emit_input in = {
+        .grammar_src = src, .grammar_len = len, .root = opt->root_name,
+        .g = &c->g, .bc = &c->bc, .lr = &c->lr, .vocab = v,
+        .vocab_name = opt->vocab ? "tokenizer" : "bytes256",
+    };
+    gcg_writer w;
+    gcg_writer_init(&w);
+    token_trie trie;
+    gcg_status st = gcg_trie_build(v, &trie);
+    if (st == GCG_OK) {
+        st = gcg_emit_tables(&in, &w);
+        if (st == GCG_OK)
+            st = gcg_emit_trie(&trie, &w);
+        gcg_trie_free(&trie);
+    }
+    if (st == GCG_OK)
+        st = gcg_writer_finish(&w, out, out_size);
+    gcg_writer_free(&w);
+    return st;
+}
+
+gcg_status gcg_compile(const char *src, size_t len, const gcg_compile_options *opt, bool check_only,
+                       uint8_t **out, size_t *out_size, gcg_compile_stats *stats, gcg_diag *diag)
+{
+    static const gcg_compile_options defaults = {0};
+    gcg_compile_stats local;
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    if (!opt)
+        opt = &defaults;
+    if (out)
+        *out = NULL;
+    if (out_size)
+        *out_size = 0;
+    double t0 = now();
+    compilation c;
+    memset(&c, 0, sizeof c);
+    gcg_status st = build_tables(&c, src, len, opt, stats, diag);
+    if (st == GCG_OK && !check_only) {
+        if (!out || !out_size)
+            st = GCG_ERR_ARG;
+        else
+            st = write_artifact(&c, src, len, opt, out, out_size);
+        if (st == GCG_OK)
+            stats->artifact_bytes = *out_size;
+    }
+    compilation_free(&c);
+    stats->seconds_total = now() - t0;
+    if (st != GCG_OK && diag->n_errors == 0)
+        gcg_diag_add(diag, GCG_SEV_ERROR, 0, 0, "compilation failed: %s", gcg_status_str(st));
+    return st;
+}

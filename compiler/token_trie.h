@@ -1,0 +1,33 @@
+/*
+ * token_trie.h — the vocabulary as a trie over token bytes.
+ *
+ * Nodes are numbered in depth-first preorder with children in ascending byte
+ * order, so the subtree of node n is the node range [n, end[n]) and the tokens
+ * ending in that subtree are one contiguous range of `tokens`. Both the mask
+ * automaton ("the tokens below a trie edge") and the brute-force mask rely on
+ * that. Special tokens and empty tokens (no text) are not in the trie: the
+ * grammar never allows them.
+ */
+#ifndef GCG_TOKEN_TRIE_H
+#define GCG_TOKEN_TRIE_H
+
+#include <stdint.h>
+
+#include "gcg.h"
+#include "vocab.h"
+
+typedef struct token_trie {
+    uint32_t n_nodes;      /* node 0 is the root (the empty prefix)            */
+    uint8_t *byte;         /* n_nodes: the byte on the edge into the node      */
+    uint32_t *depth;       /* n_nodes                                          */
+    uint32_t *end;         /* n_nodes: subtree is [n, end[n])                  */
+    uint32_t *tok_start;   /* n_nodes + 1: tokens ending at n are
+                              tokens[tok_start[n] .. tok_start[n+1])           */
+    uint32_t *tokens;      /* token ids in preorder of their end node          */
+    uint32_t n_tokens;
+} token_trie;
+
+gcg_status gcg_trie_build(const gcg_vocab *v, token_trie *t);
+void gcg_trie_free(token_trie *t);
+
+#endif /* GCG_TOKEN_TRIE_H */

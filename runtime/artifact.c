@@ -1,0 +1,318 @@
+/* artifact.c — opening a .gcg file: map or copy it, validate the container,
+ * then check every table index the matcher will follow, so that a corrupt
+ * artifact is an error here and never an out-of-bounds read later. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "artifact.h"
+#include "error.h"
+
+/* A required section of exactly `want` bytes (want = 0: any size). */
+static const uint8_t *section(const gcg_artifact *a, uint32_t id, uint64_t want, bool exact,
+                              uint64_t *size, gcg_error *err)
+{
+    const uint8_t *p = gcg_container_section(&a->c, id, size);
+    if (!p && *size == 0 && !(exact && want == 0)) {
+        gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "missing section %s (id %u)",
+                      gcg_section_name(id), id);
+        return NULL;
+    }
+    if (exact && *size != want) {
+        gcg_error_set(err, GCG_ERR_FORMAT, (uint64_t)(p - a->c.base),
+                      "section %s: size %llu, expected %llu", gcg_section_name(id),
+                      (unsigned long long)*size, (unsigned long long)want);
+        return NULL;
+    }
+    return p ? p : (const uint8_t *)"";
+}
+
+static gcg_status check_action(const gcg_tables *t, uint32_t a, bool in_multi, gcg_error *err)
+{
+    uint32_t arg = GCG_ACT_ARG(a);
+    switch (GCG_ACT_KIND(a)) {
+    case GCG_ACT_SHIFT:
+        if (arg < t->n_states)
+            return GCG_OK;
+        break;
+    case GCG_ACT_REDUCE:
+        if (arg < t->n_prods)
+            return GCG_OK;
+        break;
+    case GCG_ACT_MULTI:
+        if (!in_multi && arg < t->n_multi && t->multi[arg] >= 2 &&
+            t->multi[arg] <= t->n_multi - arg - 1) {
+            for (uint32_t i = 1; i <= t->multi[arg]; i++) {
+                uint32_t b = t->multi[arg + i];
+                if (GCG_ACT_KIND(b) == GCG_ACT_MULTI || check_action(t, b, true, err) != GCG_OK)
+                    return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET,
+                                         "conflict list at %u: bad entry %u", arg, i);
+            }
+            return GCG_OK;
+        }
+        break;
+    default:
+        return in_multi ? GCG_ERR_FORMAT : GCG_OK; /* error cell */
+    }
+    return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "action 0x%08x out of range", a);
+}
+
+static gcg_status check_tables(const gcg_tables *t, gcg_error *err)
+{
+    for (uint32_t b = 0; b < 256; b++)
+        if (t->class_of[b] >= t->n_classes)
+            return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "byte %u: class out of range", b);
+    for (uint32_t p = 0; p < t->n_prods; p++)
+        if (t->prods[p].lhs >= t->n_nts || t->prods[p].len > t->max_rhs)
+            return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "production %u out of range", p);
+    size_t cells = (size_t)t->n_states * t->n_terms;
+    for (size_t i = 0; i < cells; i++)
+        if (check_action(t, t->action[i], false, err) != GCG_OK)
+            return GCG_ERR_FORMAT;
+    size_t gos = (size_t)t->n_states * t->n_nts;
+    for (size_t i = 0; i < gos; i++)
+        if (t->go[i] != GCG_NO_GOTO && t->go[i] >= t->n_states)
+            return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "goto entry %zu out of range", i);
+    return GCG_OK;
+}
+
+static gcg_status load_tables(gcg_artifact *a, gcg_error *err)
+{
+    gcg_tables *t = &a->t;
+    uint64_t size;
+    const gcg_tables_header *h =
+        (const gcg_tables_header *)section(a, GCG_SEC_BYTECLASS, sizeof *h, true, &size, err);
+    if (!h)
+        return GCG_ERR_FORMAT;
+    if (h->n_classes < 1 || h->n_classes > 256 || h->n_states < 1 || h->n_states > GCG_MAX_STATES ||
+        h->n_prods < 1 || h->n_nts < 1 || h->n_nts > (1u << 24) || h->n_prods > (1u << 26) ||
+        h->max_rhs > (1u << 24))
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "table dimensions out of range");
+    t->n_classes = h->n_classes, t->n_terms = h->n_classes + 1, t->n_states = h->n_states;
+    t->n_nts = h->n_nts, t->n_prods = h->n_prods, t->n_multi = h->n_multi, t->max_rhs = h->max_rhs;
+    t->class_of = h->class_of;
+    uint64_t cells = (uint64_t)t->n_states * t->n_terms, gos = (uint64_t)t->n_states * t->n_nts;
+    if ((t->prods = (const void *)section(a, GCG_SEC_PRODUCTIONS, (uint64_t)t->n_prods * 8, true, &size, err)) == NULL ||
+        (t->action = (const void *)section(a, GCG_SEC_ACTION, cells * 4, true, &size, err)) == NULL ||
+        (t->multi = (const void *)section(a, GCG_SEC_MULTI, (uint64_t)t->n_multi * 4, true, &size, err)) == NULL ||
+        (t->go = (const void *)section(a, GCG_SEC_GOTO, gos * 4, true, &size, err)) == NULL)
+        return GCG_ERR_FORMAT;
+    t->symbols = (const char *)gcg_container_section(&a->c, GCG_SEC_SYMBOLS, &size);
+    t->symbols_size = t->symbols && size < UINT32_MAX && size > 0 && t->symbols[size - 1] == 0
+                          ? (uint32_t)size : 0;
+    if (!t->symbols_size)
+        t->symbols = NULL;
+    return check_tables(t, err);
+}
+
+/* GCG_SEC_VOCAB (see artifact_format.h); absent means no vocabulary. */
+static gcg_status load_vocab(gcg_artifact *a, gcg_error *err)
+{
+    uint64_t size;
+    const uint8_t *p = gcg_container_section(&a->c, GCG_SEC_VOCAB, &size);
+    if (!p)
+        return GCG_OK;
+    uint32_t h[4];
+    if (size < 16)
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "vocabulary section truncated");
+    memcpy(h, p, 16);
+    uint64_t need = 16 + ((uint64_t)h[0] + 1 + h[1]) * 4 + h[0] + (uint64_t)h[2];
+    if (h[0] == 0 || h[0] > (1u << 24) || h[1] > h[0] || need != size)
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET,
+                             "vocabulary section: size %llu does not match its counts",
+                             (unsigned long long)size);
+    gcg_vocab_view *v = &a->v;
+    v->n_tokens = h[0], v->n_eos = h[1];
+    v->offsets = (const uint32_t *)(p + 16);
+    v->eos = v->offsets + h[0] + 1;
+    v->flags = (const uint8_t *)(v->eos + h[1]);
+    v->bytes = v->flags + h[0];
+    if (v->offsets[0] != 0 || v->offsets[h[0]] != h[2])
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "vocabulary offsets do not span the bytes");
+    for (uint32_t i = 0; i < h[0]; i++)
+        if (v->offsets[i] > v->offsets[i + 1])
+            return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "vocabulary offset %u decreases", i);
+    for (uint32_t i = 0; i < h[1]; i++)
+        if (v->eos[i] >= h[0] || (i && v->eos[i] <= v->eos[i - 1]) || !(v->flags[v->eos[i]] & 2))
+            return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "vocabulary EOS list entry %u invalid", i);
+    return GCG_OK;
+}
+
+/* GCG_SEC_TRIE: every node range nested, every token listed once in range. */
+static gcg_status load_trie(gcg_artifact *a, gcg_error *err)
+{
+    uint64_t size;
+    const uint8_t *p = gcg_container_section(&a->c, GCG_SEC_TRIE, &size);
+    if (!p)
+        return GCG_OK;
+    uint32_t h[4];
+    if (size < 16)
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "trie section truncated");
+    memcpy(h, p, 16);
+    uint64_t n = h[0], m = h[1];
+    if (n == 0 || n > (1u << 28) || m > a->v.n_tokens || 16 + n * 4 + (n + 1) * 4 + m * 4 + n != size)
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "trie section: size does not match its counts");
+    gcg_trie_view *t = &a->trie;
+    t->end = (const uint32_t *)(p + 16);
+    t->tok_start = t->end + n;
+    t->tokens = t->tok_start + n + 1;
+    t->byte = (const uint8_t *)(t->tokens + m);
+    if (t->end[0] != n || t->tok_start[0] != 0 || t->tok_start[n] != m)
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "trie root does not span the trie");
+    for (uint32_t i = 0; i < n; i++) {
+        if (t->end[i] <= i || t->end[i] > n || t->tok_start[i] > t->tok_start[i + 1])
+            return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "trie node %u out of range", i);
+        /* children must nest: the first child's subtree ends inside ours */
+        if (i + 1 < t->end[i] && t->end[i + 1] > t->end[i])
+            return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "trie node %u not nested", i);
+    }
+    for (uint64_t k = 0; k < m; k++)
+        if (t->tokens[k] >= a->v.n_tokens)
+            return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "trie token %llu out of range",
+                                 (unsigned long long)k);
+    t->n_nodes = (uint32_t)n, t->n_listed = (uint32_t)m;
+    return GCG_OK;
+}
+
+static gcg_status open_validated(gcg_artifact *a, gcg_error *err)
+{
+    gcg_status st = gcg_container_parse(a->mem, a->size, &a->c, err);
+    if (st == GCG_OK)
+        st = load_tables(a, err);
+    if (st == GCG_OK)
+        st = load_vocab(a, err);
+    if (st == GCG_OK)
+        st = load_trie(a, err);
+    return st;
+}
+
+gcg_status gcg_artifact_open_memory(const void *data, size_t size, gcg_artifact **out, gcg_error *err)
+{
+    if (!out || (!data && size))
+        return gcg_error_set(err, GCG_ERR_ARG, GCG_NO_OFFSET, "NULL argument");
+    *out = NULL;
+    gcg_artifact *a = calloc(1, sizeof *a);
+    void *mem = NULL;
+    if (!a || posix_memalign(&mem, 64, size ? size : 1) != 0) {
+        free(a);
+        return gcg_error_set(err, GCG_ERR_NOMEM, GCG_NO_OFFSET, "out of memory");
+    }
+    if (size)
+        memcpy(mem, data, size);
+    a->mem = mem, a->size = size;
+    gcg_status st = open_validated(a, err);
+    if (st != GCG_OK) {
+        gcg_artifact_free(a);
+        return st;
+    }
+    *out = a;
+    return GCG_OK;
+}
+
+gcg_status gcg_artifact_open_file(const char *path, gcg_artifact **out, gcg_error *err)
+{
+    if (!out || !path)
+        return gcg_error_set(err, GCG_ERR_ARG, GCG_NO_OFFSET, "NULL argument");
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return gcg_error_set(err, GCG_ERR_IO, GCG_NO_OFFSET, "%s: %s", path, strerror(e));
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        return gcg_error_set(err, GCG_ERR_FORMAT, 0, "%s: empty file", path);
+    }
+    void *mem = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (mem == MAP_FAILED)
+        return gcg_error_set(err, GCG_ERR_IO, GCG_NO_OFFSET, "%s: cannot map: %s", path, strerror(errno));
+    gcg_artifact *a = calloc(1, sizeof *a);
+    if (!a) {
+        munmap(mem, (size_t)st.st_size);
+        return gcg_error_set(err, GCG_ERR_NOMEM, GCG_NO_OFFSET, "out of memory");
+    }
+    a->mem = mem, a->size = (size_t)st.st_size, a->mapped = true;
+    gcg_status s = open_validated(a, err);
+    if (s != GCG_OK) {
+        gcg_artifact_free(a);
+        return s;
+    }
+    *out = a;
+    return GCG_OK;
+}
+
+void gcg_artifact_free(gcg_artifact *a)
+{
+    if (!a)
+        return;
+    if (a->mapped)
+        munmap(a->mem, a->size);
+    else
+        free(a->mem);
+    free(a);
+}
+
+uint32_t gcg_artifact_vocab_size(const gcg_artifact *a)
+{
+    return a->v.n_tokens;
+}
+
+size_t gcg_artifact_mask_words(const gcg_artifact *a)
+{
+    return ((size_t)a->v.n_tokens + 31) / 32;
+}
+
+const uint32_t *gcg_artifact_eos(const gcg_artifact *a, uint32_t *n)
+{
+    *n = a->v.n_eos;
+    return a->v.eos;
+}
+
+const uint8_t *gcg_artifact_token_bytes(const gcg_artifact *a, uint32_t id, uint32_t *len)
+{
+    if (id >= a->v.n_tokens || (a->v.flags[id] & 1)) {
+        *len = 0;
+        return NULL;
+    }
+    *len = a->v.offsets[id + 1] - a->v.offsets[id];
+    return a->v.bytes + a->v.offsets[id];
+}
+
+const gcg_container *gcg_artifact_container(const gcg_artifact *a)
+{
+    return &a->c;
+}
+
+const char *gcg_artifact_meta(const gcg_artifact *a, const char *key, size_t *len)
+{
+    uint64_t size;
+    const char *p = (const char *)gcg_container_section(&a->c, GCG_SEC_META, &size);
+    size_t klen = strlen(key);
+    for (const char *end = p ? p + size : NULL; p && p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *eol = nl ? nl : end;
+        if ((size_t)(eol - p) > klen && memcmp(p, key, klen) == 0 && p[klen] == '=') {
+            *len = (size_t)(eol - p - klen - 1);
+            return p + klen + 1;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    *len = 0;
+    return NULL;
+}
+
+const char *gcg_section_name(uint32_t id)
+{
+    static const char *const names[] = {"unknown", "meta", "grammar", "byteclass", "productions",
+                                        "action", "multi", "goto", "symbols", "vocab", "tokensets",
+                                        "automaton", "roots", "certificate", "trie"};
+    return id < sizeof names / sizeof *names ? names[id] : "unknown";
+}
