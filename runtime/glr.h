@@ -1,0 +1,61 @@
+/*
+ * glr.h — one GLR step: a frontier of stack tops reads one terminal.
+ *
+ * Tomita-style GLR over the graph-structured stack with node sharing per
+ * level: all reductions the terminal triggers are applied (each path of the
+ * production's length, once), creating nodes at the current level; when a
+ * reduction adds an edge to a node already reduced from, that node's
+ * reductions are redone along the new edge only (the correction of Farshi
+ * and Rekers, which makes ε-rules safe). Then every top that can shift the
+ * terminal does, and the shifted nodes form the next frontier.
+ *
+ * The step never changes the nodes of the input frontier: reduction nodes
+ * are new (their states are reached by a nonterminal, the frontier's by a
+ * terminal, so the two never coincide), which is what makes commit atomic.
+ */
+#ifndef GCG_GLR_H
+#define GCG_GLR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "artifact.h"
+#include "gcg.h"
+#include "gss.h"
+
+typedef struct glr_reduction {
+    uint32_t node;   /* node to reduce from                                  */
+    uint32_t prod;   /* production                                           */
+    uint32_t via;    /* GSS_NONE, or the node the first edge must lead to    */
+} glr_reduction;
+
+typedef struct glr {
+    const gcg_tables *t;
+    gss g;
+    uint32_t *map_node, *map_stamp, stamp; /* per state: node at this level */
+    glr_reduction *queue;
+    uint32_t n_queue, cap_queue;
+    uint32_t *active;    /* nodes whose actions are read, this level          */
+    uint32_t n_active, cap_active;
+    uint32_t *made;      /* nodes made this step (each with a hold)           */
+    uint32_t n_made, cap_made;
+    uint32_t *shifts;    /* pairs (node, target state)                        */
+    uint32_t n_shifts, cap_shifts;
+    uint32_t *path;      /* DFS over reduction paths: node and edge per depth */
+    uint32_t *path_edge;
+} glr;
+
+gcg_status glr_init(glr *p, const gcg_tables *t, uint32_t initial_nodes, uint32_t max_nodes);
+void glr_free(glr *p);
+
+/* Reads terminal `term` (a byte class, or t->n_classes for end of input)
+ * from the frontier in[0..n_in). On success `out` receives the new frontier
+ * (each node holding one reference for the caller) and *n_out its size; for
+ * end of input *n_out is 0 and *accept says whether the text is complete.
+ * GCG_ERR_REJECTED when nothing can shift; GCG_ERR_LIMIT / GCG_ERR_NOMEM when
+ * a pool is exhausted. On any error nothing changes. `out` must have room for
+ * t->n_states entries. */
+gcg_status glr_step(glr *p, const uint32_t *in, uint32_t n_in, uint32_t term, uint32_t *out,
+                    uint32_t *n_out, bool *accept);
+
+#endif /* GCG_GLR_H */

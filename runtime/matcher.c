@@ -1,0 +1,275 @@
+/* matcher.c — commit, rollback and reset over the GSS (see matcher.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "matcher.h"
+
+void gcg_matcher_options_default(gcg_matcher_options *opt)
+{
+    opt->max_rollback = 32;
+    opt->initial_nodes = 4096;
+    opt->max_nodes = 1u << 26;
+}
+
+void matcher_release_frontier(gcg_matcher *m, const uint32_t *nodes, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        gss_release(&m->p.g, nodes[i]);
+}
+
+gcg_status matcher_run_bytes(gcg_matcher *m, const uint32_t *in, uint32_t n_in, const uint8_t *bytes,
+                             size_t n, uint32_t **out, uint32_t *n_out, size_t *bad)
+{
+    const gcg_tables *t = &m->art->t;
+    const uint32_t *cur = in;
+    uint32_t n_cur = n_in, which = 0;
+    bool owned = false, accept;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t *next = m->scratch[which], n_next;
+        gcg_status st = glr_step(&m->p, cur, n_cur, t->class_of[bytes[i]], next, &n_next, &accept);
+        if (owned)
+            matcher_release_frontier(m, cur, n_cur);
+        if (st != GCG_OK) {
+            *bad = i;
+            return st;
+        }
+        cur = next, n_cur = n_next, owned = true;
+        which ^= 1;
+    }
+    if (!owned) { /* no bytes: the result is the input, with its own holds */
+        for (uint32_t i = 0; i < n_in; i++)
+            gss_retain(&m->p.g, in[i]);
+        memcpy(m->scratch[which], in, (size_t)n_in * sizeof *in);
+        cur = m->scratch[which];
+    }
+    *out = (uint32_t *)cur;
+    *n_out = n_cur;
+    return GCG_OK;
+}
+
+gcg_status matcher_accepts(gcg_matcher *m, const uint32_t *front, uint32_t n, bool *complete)
+{
+    uint32_t n_out;
+    return glr_step(&m->p, front, n, m->art->t.n_classes, NULL, &n_out, complete);
+}
+
+/* ---- history ------------------------------------------------------------ */
+
+static void drop_oldest(gcg_matcher *m)
+{
+    hist_entry *h = &m->hist[0];
+    matcher_release_frontier(m, m->hist_nodes + h->start, h->n);
+    uint32_t shift = h->n;
+    memmove(m->hist_nodes, m->hist_nodes + shift, (size_t)(m->n_hist_nodes - shift) * sizeof *m->hist_nodes);
+    m->n_hist_nodes -= shift;
+    memmove(m->hist, m->hist + 1, (size_t)(m->n_hist - 1) * sizeof *m->hist);
+    m->n_hist--;
+    for (uint32_t i = 0; i < m->n_hist; i++)
+        m->hist[i].start -= shift;
+}
+
+/* Moves the current frontier (and its holds) onto the history. */
+static gcg_status push_history(gcg_matcher *m)
+{
+    if (m->max_rollback == 0) {
+        matcher_release_frontier(m, m->front, m->n_front);
+        return GCG_OK;
+    }
+    if (m->n_hist == m->max_rollback)
+        drop_oldest(m);
+    if (m->n_hist_nodes + m->n_front > m->cap_hist_nodes) {
+        uint32_t cap = m->cap_hist_nodes ? m->cap_hist_nodes : 64;
+        while (cap < m->n_hist_nodes + m->n_front)
+            cap *= 2;
+        uint32_t *q = realloc(m->hist_nodes, (size_t)cap * sizeof *q);
+        if (!q)
+            return GCG_ERR_NOMEM;
+        m->hist_nodes = q, m->cap_hist_nodes = cap;
+    }
+    memcpy(m->hist_nodes + m->n_hist_nodes, m->front, (size_t)m->n_front * sizeof *m->front);
+    m->hist[m->n_hist++] = (hist_entry){m->n_hist_nodes, m->n_front, m->complete, m->terminated};
+    m->n_hist_nodes += m->n_front;
+    return GCG_OK;
+}
+
+/* Makes `nodes` (holds included) the frontier after pushing the old one. */
+static gcg_status advance(gcg_matcher *m, const uint32_t *nodes, uint32_t n, bool complete)
+{
+    gcg_status st = push_history(m);
+    if (st != GCG_OK) {
+        matcher_release_frontier(m, nodes, n);
+        return st;
+    }
+    memcpy(m->front, nodes, (size_t)n * sizeof *nodes);
+    m->n_front = n;
+    m->complete = complete;
+    return GCG_OK;
+}
+
+/* ---- public API --------------------------------------------------------- */
+
+gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *opt, gcg_matcher **out)
+{
+    gcg_matcher_options o;
+    gcg_matcher_options_default(&o);
+    if (opt)
+        o = *opt;
+    if (!art || !out || o.max_nodes == 0)
+        return GCG_ERR_ARG;
+    *out = NULL;
+    gcg_matcher *m = calloc(1, sizeof *m);
+    if (!m)
+        return GCG_ERR_NOMEM;
+    m->art = art;
+    m->max_rollback = o.max_rollback;
+    uint32_t ns = art->t.n_states;
+    m->front = malloc((size_t)ns * sizeof *m->front);
+    m->scratch[0] = malloc((size_t)ns * sizeof *m->scratch[0]);
+    m->scratch[1] = malloc((size_t)ns * sizeof *m->scratch[1]);
+    m->hist = malloc(((size_t)o.max_rollback + 1) * sizeof *m->hist);
+    if (!m->front || !m->scratch[0] || !m->scratch[1] || !m->hist ||
+        glr_init(&m->p, &art->t, o.initial_nodes, o.max_nodes) != GCG_OK) {
+        gcg_matcher_free(m);
+        return GCG_ERR_NOMEM;
+    }
+    uint32_t root = gss_new(&m->p.g, 0);
+    if (root == GSS_NONE) {
+        gcg_matcher_free(m);
+        return GCG_ERR_NOMEM;
+    }
+    m->front[0] = root, m->n_front = 1;
+    if (matcher_accepts(m, m->front, 1, &m->complete) != GCG_OK) {
+        gcg_matcher_free(m);
+        return GCG_ERR_NOMEM;
+    }
+    *out = m;
+    return GCG_OK;
+}
+
+void gcg_matcher_free(gcg_matcher *m)
+{
+    if (!m)
+        return;
+    gcg_mask_scratch_free(m);
+    gcg_brute_scratch_free(m);
+    glr_free(&m->p);
+    free(m->front), free(m->scratch[0]), free(m->scratch[1]);
+    free(m->hist), free(m->hist_nodes);
+    free(m);
+}
+
+gcg_status gcg_matcher_commit_bytes(gcg_matcher *m, const uint8_t *bytes, size_t n, size_t *consumed)
+{
+    if (!m || (!bytes && n))
+        return GCG_ERR_ARG;
+    if (m->terminated)
+        return GCG_ERR_TERMINATED;
+    uint32_t *out, n_out;
+    size_t bad = 0;
+    bool complete = false;
+    gcg_status st = matcher_run_bytes(m, m->front, m->n_front, bytes, n, &out, &n_out, &bad);
+    if (st == GCG_OK && (st = matcher_accepts(m, out, n_out, &complete)) != GCG_OK)
+        matcher_release_frontier(m, out, n_out);
+    if (consumed)
+        *consumed = st == GCG_OK ? n : bad;
+    if (st != GCG_OK)
+        return st;
+    return advance(m, out, n_out, complete);
+}
+
+gcg_status gcg_matcher_commit_eos(gcg_matcher *m)
+{
+    if (!m)
+        return GCG_ERR_ARG;
+    if (m->terminated)
+        return GCG_ERR_TERMINATED;
+    if (!m->complete)
+        return GCG_ERR_REJECTED;
+    for (uint32_t i = 0; i < m->n_front; i++)
+        gss_retain(&m->p.g, m->front[i]);
+    gcg_status st = advance(m, m->front, m->n_front, true);
+    if (st == GCG_OK)
+        m->terminated = true;
+    return st;
+}
+
+gcg_status gcg_matcher_commit(gcg_matcher *m, uint32_t token)
+{
+    if (!m)
+        return GCG_ERR_ARG;
+    const gcg_vocab_view *v = &m->art->v;
+    if (v->n_tokens == 0)
+        return GCG_ERR_NO_VOCAB;
+    if (token >= v->n_tokens)
+        return GCG_ERR_TOKEN_RANGE;
+    if (m->terminated)
+        return GCG_ERR_TERMINATED;
+    if (v->flags[token] & 2)
+        return gcg_matcher_commit_eos(m);
+    if (v->flags[token] & 1)
+        return GCG_ERR_REJECTED;
+    uint32_t off = v->offsets[token], len = v->offsets[token + 1] - off;
+    if (len == 0)
+        return GCG_ERR_REJECTED;
+    return gcg_matcher_commit_bytes(m, v->bytes + off, len, NULL);
+}
+
+gcg_status gcg_matcher_rollback(gcg_matcher *m, uint32_t n)
+{
+    if (!m)
+        return GCG_ERR_ARG;
+    if (n > m->n_hist)
+        return GCG_ERR_ROLLBACK;
+    for (uint32_t k = 0; k < n; k++) {
+        hist_entry h = m->hist[--m->n_hist];
+        matcher_release_frontier(m, m->front, m->n_front);
+        memcpy(m->front, m->hist_nodes + h.start, (size_t)h.n * sizeof *m->front);
+        m->n_front = h.n;
+        m->n_hist_nodes = h.start;
+        m->complete = h.complete;
+        m->terminated = h.terminated;
+    }
+    return GCG_OK;
+}
+
+uint32_t gcg_matcher_rollback_depth(const gcg_matcher *m)
+{
+    return m->n_hist;
+}
+
+void gcg_matcher_reset(gcg_matcher *m)
+{
+    if (m->n_hist)
+        gcg_matcher_rollback(m, m->n_hist);
+    m->terminated = false;
+    /* The oldest kept frontier may not be the start: rebuild it. */
+    matcher_release_frontier(m, m->front, m->n_front);
+    uint32_t root = gss_new(&m->p.g, 0); /* a node was just freed: cannot fail */
+    m->front[0] = root, m->n_front = root == GSS_NONE ? 0 : 1;
+    matcher_accepts(m, m->front, m->n_front, &m->complete);
+}
+
+bool gcg_matcher_is_complete(const gcg_matcher *m)
+{
+    return m->complete && !m->terminated;
+}
+
+bool gcg_matcher_is_terminated(const gcg_matcher *m)
+{
+    return m->terminated;
+}
+
+void gcg_matcher_last_mask_stats(const gcg_matcher *m, gcg_mask_stats *out)
+{
+    *out = m->last;
+}
+
+size_t gcg_matcher_memory(const gcg_matcher *m)
+{
+    size_t ns = m->art->t.n_states;
+    return sizeof *m + (size_t)gss_memory(&m->p.g) + 3 * ns * sizeof(uint32_t) +
+           (size_t)m->cap_hist_nodes * sizeof(uint32_t) + ((size_t)m->max_rollback + 1) * sizeof(hist_entry) +
+           (size_t)m->p.cap_queue * sizeof(glr_reduction) +
+           ((size_t)m->p.cap_active + m->p.cap_made + m->p.cap_shifts + 2 * ns) * sizeof(uint32_t);
+}
