@@ -138,9 +138,12 @@ typedef struct gcg_vk_options {
     uint64_t max_binding_bytes;    /* cap on one descriptor's range; 0 = the device's
                                       maxStorageBufferRange. Smaller values only split
                                       dispatches sooner (tests use it)                     */
+    bool no_subgroup_ops;          /* reduce the fused variant's argmax with shared memory
+                                      only, even where subgroup arithmetic exists (tests;
+                                      a driver bug workaround). Results are identical      */
 } gcg_vk_options;
 
-#define GCG_VK_OPTIONS_DEFAULT { -1, 0, 0 }
+#define GCG_VK_OPTIONS_DEFAULT { -1, 0, 0, false }
 
 /* The caller's Vulkan objects. The device must support Vulkan 1.1 and have
  * been created with a queue of queue_family that supports compute. The
@@ -190,6 +193,7 @@ typedef struct gcg_vk_info {
     uint32_t elems_per_invocation; /* as chosen                                      */
     uint64_t max_binding_bytes;    /* as used for splitting                          */
     uint64_t min_offset_alignment; /* minStorageBufferOffsetAlignment                */
+    bool subgroup_reduction;       /* the fused variant uses subgroup arithmetic     */
     bool timestamps;               /* the queue family can write timestamps          */
     float timestamp_period_ns;     /* nanoseconds per timestamp tick                 */
 } gcg_vk_info;

@@ -46,6 +46,8 @@ static gcg_status context__tuning(gcg_vk_context *ctx, const gcg_vk_options *opt
         return gcg_error_set(err, GCG_ERR_ARG, GCG_NO_OFFSET,
                              "elems_per_invocation %u is not 1, 2, 4, 8, 16 or 32", e);
     ctx->elems = e;
+    ctx->subgroup = !opt->no_subgroup_ops &&
+                    gcg_vk__has_subgroup_arithmetic(ctx->dev.physical_device);
     ctx->max_binding = ctx->props.limits.maxStorageBufferRange;
     if (opt->max_binding_bytes != 0 && opt->max_binding_bytes < ctx->max_binding)
         ctx->max_binding = opt->max_binding_bytes;
@@ -151,6 +153,7 @@ void gcg_vk_context_info(const gcg_vk_context *ctx, gcg_vk_info *out)
     out->elems_per_invocation = ctx->elems;
     out->max_binding_bytes = ctx->max_binding;
     out->min_offset_alignment = ctx->props.limits.minStorageBufferOffsetAlignment;
+    out->subgroup_reduction = ctx->subgroup;
     out->timestamps = ctx->timestamps;
     out->timestamp_period_ns = ctx->props.limits.timestampPeriod;
 }

@@ -71,6 +71,18 @@ bool gcg_vk__has_storage16(VkPhysicalDevice pd)
     return s16.storageBuffer16BitAccess == VK_TRUE;
 }
 
+bool gcg_vk__has_subgroup_arithmetic(VkPhysicalDevice pd)
+{
+    VkPhysicalDeviceSubgroupProperties sg = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                      .pNext = &sg};
+    vkGetPhysicalDeviceProperties2(pd, &p2);
+    VkSubgroupFeatureFlags need = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+    return (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+           (sg.supportedOperations & need) == need;
+}
+
 static gcg_status device__instance(VkInstance *out, gcg_error *err)
 {
     VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,

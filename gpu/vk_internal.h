@@ -48,6 +48,7 @@ struct gcg_vk_context {
     uint32_t elems;          /* logits per invocation (spec constant ELEMS)      */
     uint64_t max_binding;    /* bytes one descriptor may span                    */
     bool timestamps;         /* the queue family has timestampValidBits > 0      */
+    bool subgroup;           /* fused pass reduces with subgroup arithmetic      */
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
     VkPipeline apply[GCG_VK_DTYPE_COUNT];
@@ -80,6 +81,10 @@ uint32_t gcg_vk__compute_family(VkPhysicalDevice pd);
 
 /* vk_device.c: the properties of one queue family; false if out of range. */
 bool gcg_vk__queue_family(VkPhysicalDevice pd, uint32_t family, VkQueueFamilyProperties *out);
+
+/* vk_device.c: whether compute shaders have basic and arithmetic subgroup
+ * operations. */
+bool gcg_vk__has_subgroup_arithmetic(VkPhysicalDevice pd);
 
 /* vk_device.c: whether the device supports storageBuffer16BitAccess. */
 bool gcg_vk__has_storage16(VkPhysicalDevice pd);

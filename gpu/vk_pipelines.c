@@ -7,7 +7,8 @@
  * pipeline, so a plan's descriptor set works with all of them. Per dtype:
  * a masking and a fused pipeline, specialized by ELEMS and DTYPE; 16-bit
  * ones exist only with storageBuffer16BitAccess, since a module that declares
- * that capability may not be used on a device without it.
+ * that capability may not be used on a device without it. The fused pass
+ * reduces with subgroup arithmetic where the device has it in compute.
  */
 #include "vk_internal.h"
 
@@ -22,6 +23,12 @@ static const uint32_t spv_fused32[] =
     ;
 static const uint32_t spv_fused16[] =
 #include "mask_fused16.spv.h"
+    ;
+static const uint32_t spv_fused32_sg[] =
+#include "mask_fused32_sg.spv.h"
+    ;
+static const uint32_t spv_fused16_sg[] =
+#include "mask_fused16_sg.spv.h"
     ;
 static const uint32_t spv_reduce[] =
 #include "argmax_reduce.spv.h"
@@ -99,8 +106,9 @@ static gcg_status pipelines__dtype(gcg_vk_context *ctx, gcg_vk_dtype dt, gcg_err
                                      (uint32_t)dt, &ctx->apply[dt], err);
     if (st != GCG_OK)
         return st;
-    return pipelines__build(ctx, wide ? SPIRV(spv_fused32) : SPIRV(spv_fused16), (uint32_t)dt,
-                            &ctx->fused[dt], err);
+    spirv fused = ctx->subgroup ? (wide ? SPIRV(spv_fused32_sg) : SPIRV(spv_fused16_sg))
+                                : (wide ? SPIRV(spv_fused32) : SPIRV(spv_fused16));
+    return pipelines__build(ctx, fused, (uint32_t)dt, &ctx->fused[dt], err);
 }
 
 gcg_status gcg_vk__pipelines_create(gcg_vk_context *ctx, gcg_error *err)

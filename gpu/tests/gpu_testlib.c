@@ -22,16 +22,21 @@ uint32_t tl_below(tl_rng *r, uint32_t n)
     return (uint32_t)((tl_next(r) >> 32) * n >> 32);
 }
 
+gcg_vk_context *tl_context_opt(const gcg_vk_options *opt)
+{
+    gcg_vk_context *ctx = NULL;
+    gcg_error err = {0};
+    gcg_status st = gcg_vk_context_create_standalone(opt, &ctx, &err);
+    ck_assert_msg(st == GCG_OK, "context: %s: %s", gcg_vk_status_str(st), err.msg);
+    return ctx;
+}
+
 gcg_vk_context *tl_context(uint32_t elems_per_invocation, uint64_t max_binding_bytes)
 {
     gcg_vk_options opt = GCG_VK_OPTIONS_DEFAULT;
     opt.elems_per_invocation = elems_per_invocation;
     opt.max_binding_bytes = max_binding_bytes;
-    gcg_vk_context *ctx = NULL;
-    gcg_error err = {0};
-    gcg_status st = gcg_vk_context_create_standalone(&opt, &ctx, &err);
-    ck_assert_msg(st == GCG_OK, "context: %s: %s", gcg_vk_status_str(st), err.msg);
-    return ctx;
+    return tl_context_opt(&opt);
 }
 
 void tl_fill_masks(tl_rng *r, const gcg_vk_shape *s, uint32_t *masks, int density)

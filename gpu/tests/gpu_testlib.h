@@ -22,6 +22,7 @@ uint64_t tl_next(tl_rng *r);
 uint32_t tl_below(tl_rng *r, uint32_t n);
 
 /* A standalone context with the given options; fails the test on error. */
+gcg_vk_context *tl_context_opt(const gcg_vk_options *opt);
 gcg_vk_context *tl_context(uint32_t elems_per_invocation, uint64_t max_binding_bytes);
 
 /* How masks are drawn: each allowed bit with probability density/1000,

@@ -64,9 +64,9 @@ static void check_case(gcg_vk_context *ctx, gcg_vk_dtype dt, const fused_case *c
     gcg_vk_runner_destroy(r);
 }
 
-static void check_all_dtypes(uint32_t elems, const fused_case *cases, size_t n)
+static void check_all_dtypes(const gcg_vk_options *opt, const fused_case *cases, size_t n)
 {
-    gcg_vk_context *ctx = tl_context(elems, 0);
+    gcg_vk_context *ctx = tl_context_opt(opt);
     uint32_t dtypes = gcg_vk_supported_dtypes(ctx);
     for (int dt = 0; dt < GCG_VK_DTYPE_COUNT; dt++)
         if (dtypes & (1u << dt))
@@ -80,19 +80,42 @@ static void check_all_dtypes(uint32_t elems, const fused_case *cases, size_t n)
 
 START_TEST(small_shapes_one_word_per_invocation)
 {
-    check_all_dtypes(32, small_cases, N_SMALL);
+    gcg_vk_options opt = GCG_VK_OPTIONS_DEFAULT;
+    opt.elems_per_invocation = 32;
+    check_all_dtypes(&opt, small_cases, N_SMALL);
 }
 END_TEST
 
 START_TEST(small_shapes_two_logits_per_invocation)
 {
-    check_all_dtypes(2, small_cases, N_SMALL);
+    gcg_vk_options opt = GCG_VK_OPTIONS_DEFAULT;
+    opt.elems_per_invocation = 2;
+    check_all_dtypes(&opt, small_cases, N_SMALL);
+}
+END_TEST
+
+/* The shared-memory reduction that devices without subgroup arithmetic use
+ * gives the same results. */
+START_TEST(small_shapes_without_subgroup_operations)
+{
+    gcg_vk_options opt = GCG_VK_OPTIONS_DEFAULT;
+    opt.no_subgroup_ops = true;
+    for (uint32_t elems = 4; elems <= 32; elems *= 8) {
+        opt.elems_per_invocation = elems;
+        gcg_vk_context *ctx = tl_context_opt(&opt);
+        gcg_vk_info info;
+        gcg_vk_context_info(ctx, &info);
+        ck_assert(!info.subgroup_reduction);
+        gcg_vk_context_destroy(ctx);
+        check_all_dtypes(&opt, small_cases, N_SMALL);
+    }
 }
 END_TEST
 
 START_TEST(big_shapes)
 {
-    check_all_dtypes(0, big_cases, N_BIG);
+    gcg_vk_options opt = GCG_VK_OPTIONS_DEFAULT;
+    check_all_dtypes(&opt, big_cases, N_BIG);
 }
 END_TEST
 
@@ -205,6 +228,7 @@ static Suite *fused_suite(void)
     tcase_add_test(tc, half_precision_rounding_is_nearest_even);
     tcase_add_test(tc, small_shapes_one_word_per_invocation);
     tcase_add_test(tc, small_shapes_two_logits_per_invocation);
+    tcase_add_test(tc, small_shapes_without_subgroup_operations);
     tcase_add_test(tc, big_shapes);
     suite_add_tcase(s, tc);
     return s;
