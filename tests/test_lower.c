@@ -1,0 +1,494 @@
+/*
+ * test_lower.c — lowering a GBNF syntax tree to the byte-level CFG
+ * (gcg_gbnf_parse + gcg_lower): the exact productions made for literals,
+ * byte classes, code point classes, ".", "*", "+", "?", "{m}", "{m,n}",
+ * the sharing of repetition helpers, the augmented start production, and
+ * the repetition-bound error with its message and position.
+ *
+ * Productions are compared as text: "lhs -> item item ...", where a
+ * nonterminal is its name and a terminal set is "[..]" with its bytes in
+ * hex, ranges as "61-63", separated by commas.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "gbnf.h"
+#include "lower.h"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+typedef struct lowered {
+    gbnf_grammar ast;
+    cfg g;
+    gcg_diag diag;
+} lowered;
+
+static gcg_status lower_src(const char *src, lowered *l)
+{
+    memset(l, 0, sizeof *l);
+    gcg_diag_init(&l->diag, "t.gbnf");
+    gcg_status st = gcg_gbnf_parse(src, strlen(src), NULL, &l->ast, &l->diag);
+    ck_assert_int_eq(st, GCG_OK);
+    return gcg_lower(&l->ast, &l->g, &l->diag);
+}
+
+static void lowered_ok(const char *src, lowered *l)
+{
+    ck_assert_int_eq(lower_src(src, l), GCG_OK);
+    ck_assert_uint_eq(l->diag.n_errors, 0);
+}
+
+static void lowered_free(lowered *l)
+{
+    cfg_free(&l->g);
+    gcg_gbnf_free(&l->ast);
+    gcg_diag_free(&l->diag);
+}
+
+static void tset_str(const bset256 *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    n += (size_t)snprintf(out + n, cap - n, "[");
+    bool first = true;
+    for (unsigned b = 0; b < 256; b++) {
+        if (!bset_has(s, b))
+            continue;
+        unsigned e = b;
+        while (e + 1 < 256 && bset_has(s, e + 1))
+            e++;
+        if (e == b)
+            n += (size_t)snprintf(out + n, cap - n, "%s%02x", first ? "" : ",", b);
+        else
+            n += (size_t)snprintf(out + n, cap - n, "%s%02x-%02x", first ? "" : ",", b, e);
+        first = false;
+        b = e;
+    }
+    snprintf(out + n, cap - n, "]");
+}
+
+/* "lhs -> items" of production p (into a static buffer). */
+static const char *prod_str(const cfg *g, uint32_t p)
+{
+    static char buf[2048];
+    const cfg_prod *pr = &g->prods[p];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "%s ->", g->nts[pr->lhs].name);
+    for (uint32_t k = 0; k < pr->len; k++) {
+        uint32_t s = g->rhs[pr->rhs + k];
+        if (CFG_IS_TERM(s)) {
+            char t[600];
+            tset_str(&g->tsets[CFG_INDEX(s)], t, sizeof t);
+            n += (size_t)snprintf(buf + n, sizeof buf - n, " %s", t);
+        } else {
+            n += (size_t)snprintf(buf + n, sizeof buf - n, " %s", g->nts[s].name);
+        }
+    }
+    return buf;
+}
+
+/* Asserts the whole grammar, production by production. */
+static void expect_prods(const cfg *g, const char *const *want, uint32_t n)
+{
+    for (uint32_t p = 0; p < n && p < g->n_prods; p++)
+        ck_assert_str_eq(prod_str(g, p), want[p]);
+    ck_assert_uint_eq(g->n_prods, n);
+}
+
+static uint32_t nt_named(const cfg *g, const char *name)
+{
+    for (uint32_t a = 0; a < g->n_nts; a++)
+        if (strcmp(g->nts[a].name, name) == 0)
+            return a;
+    return UINT32_MAX;
+}
+
+/* ---- shapes ------------------------------------------------------------- */
+
+START_TEST(test_start_production)
+{
+    lowered l;
+    lowered_ok("a ::= \"x\"\nroot ::= a a\n", &l);
+    /* Rule i is nonterminal i; $start comes after the rules. */
+    ck_assert_uint_eq(l.g.n_nts, 3);
+    ck_assert_str_eq(l.g.nts[0].name, "a");
+    ck_assert_str_eq(l.g.nts[1].name, "root");
+    ck_assert_str_eq(l.g.nts[2].name, "$start");
+    ck_assert_int_eq(l.g.nts[0].kind, CFG_NT_RULE);
+    ck_assert_int_eq(l.g.nts[2].kind, CFG_NT_START);
+    ck_assert_uint_eq(l.g.nts[2].rule, UINT32_MAX);
+    ck_assert_uint_eq(l.g.start, 2);
+    ck_assert_uint_eq(l.g.prods[0].lhs, l.g.start);
+    ck_assert_uint_eq(l.g.prods[0].len, 1);
+    ck_assert_uint_eq(l.g.rhs[l.g.prods[0].rhs], 1);
+    static const char *const want[] = {"$start -> root", "a -> [78]", "root -> a a"};
+    expect_prods(&l.g, want, 3);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_start_custom_root)
+{
+    lowered l;
+    memset(&l, 0, sizeof l);
+    gcg_diag_init(&l.diag, NULL);
+    const char *src = "root ::= \"r\"\nother ::= root \"o\"\n";
+    ck_assert_int_eq(gcg_gbnf_parse(src, strlen(src), "other", &l.ast, &l.diag), GCG_OK);
+    ck_assert_int_eq(gcg_lower(&l.ast, &l.g, &l.diag), GCG_OK);
+    static const char *const want[] = {"$start -> other", "root -> [72]", "other -> root [6f]"};
+    expect_prods(&l.g, want, 3);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_literal_one_set_per_byte)
+{
+    lowered l;
+    lowered_ok("root ::= \"abca\"\n", &l);
+    static const char *const want[] = {"$start -> root", "root -> [61] [62] [63] [61]"};
+    expect_prods(&l.g, want, 2);
+    /* Terminal sets are deduplicated: the two "a" bytes share one. */
+    ck_assert_uint_eq(l.g.n_tsets, 3);
+    ck_assert_uint_eq(l.g.rhs[l.g.prods[1].rhs], l.g.rhs[l.g.prods[1].rhs + 3]);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_literal_utf8)
+{
+    lowered l;
+    lowered_ok("root ::= \"é\\n\\x41\\u20AC\"\n", &l);
+    static const char *const want[] = {"$start -> root",
+                                       "root -> [c3] [a9] [0a] [41] [e2] [82] [ac]"};
+    expect_prods(&l.g, want, 2);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_byte_class_is_one_set)
+{
+    lowered l;
+    lowered_ok("root ::= [a-c] [^\\x00-\\x7e\\x80-\\U0010FFFF] [xa-b]\n", &l);
+    /* [^...] leaves only U+007F; [xa-b] is {a, b, x}. */
+    static const char *const want[] = {"$start -> root", "root -> [61-63] [7f] [61-62,78]"};
+    expect_prods(&l.g, want, 2);
+    ck_assert_uint_eq(l.g.n_nts, 2);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_codepoint_class)
+{
+    lowered l;
+    lowered_ok("root ::= [α-ω] [α-ω]\n", &l);
+    /* U+03B1..U+03C9 is CE B1..CE BF and CF 80..CF 89; one shared nonterminal. */
+    static const char *const want[] = {
+        "$start -> root",
+        "root/class@1:10 -> [ce] [b1-bf]",
+        "root/class@1:10 -> [cf] [80-89]",
+        "root -> root/class@1:10 root/class@1:10",
+    };
+    expect_prods(&l.g, want, 4);
+    uint32_t c = nt_named(&l.g, "root/class@1:10");
+    ck_assert_uint_ne(c, UINT32_MAX);
+    ck_assert_int_eq(l.g.nts[c].kind, CFG_NT_CLASS);
+    ck_assert_uint_eq(l.g.nts[c].rule, 0);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_mixed_class_merges_ascii)
+{
+    lowered l;
+    lowered_ok("root ::= [a-cé]\n", &l);
+    static const char *const want[] = {
+        "$start -> root",
+        "root/class@1:10 -> [61-63]",
+        "root/class@1:10 -> [c3] [a9]",
+        "root -> root/class@1:10",
+    };
+    expect_prods(&l.g, want, 4);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_any_is_strict_utf8)
+{
+    lowered l;
+    lowered_ok("root ::= .\n", &l);
+    static const char *const want[] = {
+        "$start -> root",
+        "root/class@1:10 -> [00-7f]",
+        "root/class@1:10 -> [c2-df] [80-bf]",
+        "root/class@1:10 -> [e0] [a0-bf] [80-bf]",
+        "root/class@1:10 -> [e1-ec] [80-bf] [80-bf]",
+        "root/class@1:10 -> [ed] [80-9f] [80-bf]",
+        "root/class@1:10 -> [ee-ef] [80-bf] [80-bf]",
+        "root/class@1:10 -> [f0] [90-bf] [80-bf] [80-bf]",
+        "root/class@1:10 -> [f1-f3] [80-bf] [80-bf] [80-bf]",
+        "root/class@1:10 -> [f4] [80-8f] [80-bf] [80-bf]",
+        "root -> root/class@1:10",
+    };
+    expect_prods(&l.g, want, 11);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_star_left_recursive_list)
+{
+    lowered l;
+    lowered_ok("root ::= x*\nx ::= \"x\"\n", &l);
+    static const char *const want[] = {
+        "$start -> root",
+        "root/list@1:10 -> root/list@1:10 x",
+        "root/list@1:10 ->",
+        "root -> root/list@1:10",
+        "x -> [78]",
+    };
+    expect_prods(&l.g, want, 5);
+    ck_assert_int_eq(l.g.nts[nt_named(&l.g, "root/list@1:10")].kind, CFG_NT_REPEAT);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_plus_is_x_then_list)
+{
+    lowered l;
+    lowered_ok("root ::= x+\nx ::= \"x\"\n", &l);
+    static const char *const want[] = {
+        "$start -> root",
+        "root/list@1:10 -> root/list@1:10 x",
+        "root/list@1:10 ->",
+        "root -> x root/list@1:10",
+        "x -> [78]",
+    };
+    expect_prods(&l.g, want, 5);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_list_shared_per_symbol)
+{
+    lowered l;
+    lowered_ok("root ::= x* \"-\" x+ \"-\" \"y\"*\nx ::= \"x\"\n", &l);
+    /* x* and x+ share one list; "y"* (a single byte) gets its own. */
+    static const char *const want[] = {
+        "$start -> root",
+        "root/list@1:10 -> root/list@1:10 x",
+        "root/list@1:10 ->",
+        "root/list@1:24 -> root/list@1:24 [79]",
+        "root/list@1:24 ->",
+        "root -> root/list@1:10 [2d] x root/list@1:10 [2d] root/list@1:24",
+        "x -> [78]",
+    };
+    expect_prods(&l.g, want, 7);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_bounded_repeat_chain)
+{
+    lowered l;
+    lowered_ok("root ::= x{2,4}\nx ::= \"x\"\n", &l);
+    /* x x, then X{0,2} as upto2 -> count0 | count1 | count2 over the chain
+     * count0 -> ε, count_j -> count_{j-1} x. */
+    static const char *const want[] = {
+        "$start -> root",
+        "root/count0@1:10 ->",
+        "root/count1@1:10 -> root/count0@1:10 x",
+        "root/count2@1:10 -> root/count1@1:10 x",
+        "root/upto2@1:10 -> root/count0@1:10",
+        "root/upto2@1:10 -> root/count1@1:10",
+        "root/upto2@1:10 -> root/count2@1:10",
+        "root -> x x root/upto2@1:10",
+        "x -> [78]",
+    };
+    expect_prods(&l.g, want, 9);
+    ck_assert_int_eq(l.g.nts[nt_named(&l.g, "root/count2@1:10")].kind, CFG_NT_COUNT);
+    ck_assert_int_eq(l.g.nts[nt_named(&l.g, "root/upto2@1:10")].kind, CFG_NT_GROUP);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_bounded_repeat_shares_chain)
+{
+    lowered l;
+    lowered_ok("root ::= x{0,3} | x{1,2}\nx ::= \"x\"\n", &l);
+    static const char *const want[] = {
+        "$start -> root",
+        "root/count0@1:10 ->",
+        "root/count1@1:10 -> root/count0@1:10 x",
+        "root/count2@1:10 -> root/count1@1:10 x",
+        "root/count3@1:10 -> root/count2@1:10 x",
+        "root/upto3@1:10 -> root/count0@1:10",
+        "root/upto3@1:10 -> root/count1@1:10",
+        "root/upto3@1:10 -> root/count2@1:10",
+        "root/upto3@1:10 -> root/count3@1:10",
+        "root -> root/upto3@1:10",
+        "root/upto1@1:19 -> root/count0@1:10",
+        "root/upto1@1:19 -> root/count1@1:10",
+        "root -> x root/upto1@1:19",
+        "x -> [78]",
+    };
+    expect_prods(&l.g, want, 14);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_exact_and_open_repeat)
+{
+    lowered l;
+    lowered_ok("root ::= x{3} \"-\" x{2,} \"-\" x{0} \"-\" x{,1}\nx ::= \"x\"\n", &l);
+    static const char *const want[] = {
+        "$start -> root",
+        "root/list@1:19 -> root/list@1:19 x",
+        "root/list@1:19 ->",
+        "root/count0@1:38 ->",
+        "root/count1@1:38 -> root/count0@1:38 x",
+        "root/upto1@1:38 -> root/count0@1:38",
+        "root/upto1@1:38 -> root/count1@1:38",
+        "root -> x x x [2d] x x root/list@1:19 [2d] [2d] root/upto1@1:38",
+        "x -> [78]",
+    };
+    expect_prods(&l.g, want, 9);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_optional_group)
+{
+    lowered l;
+    lowered_ok("root ::= (\"ab\" | [a-c])? \"q\"\n", &l);
+    static const char *const want[] = {
+        "$start -> root",
+        "root/group@1:11 -> [61] [62]",
+        "root/group@1:11 -> [61-63]",
+        "root/count0@1:11 ->",
+        "root/count1@1:11 -> root/count0@1:11 root/group@1:11",
+        "root/upto1@1:11 -> root/count0@1:11",
+        "root/upto1@1:11 -> root/count1@1:11",
+        "root -> root/upto1@1:11 [71]",
+    };
+    expect_prods(&l.g, want, 8);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_alternatives_and_empty)
+{
+    lowered l;
+    lowered_ok("root ::= \"a\" | | b\nb ::= \"b\" (\"c\" | \"d\" \"e\")\n", &l);
+    static const char *const want[] = {
+        "$start -> root",
+        "root -> [61]",
+        "root ->",
+        "root -> b",
+        "b/group@2:12 -> [63]",
+        "b/group@2:12 -> [64] [65]",
+        "b -> [62] b/group@2:12",
+    };
+    expect_prods(&l.g, want, 7);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_repeat_at_limit)
+{
+    lowered l;
+    lowered_ok("root ::= \"x\"{10000}\n", &l);
+    ck_assert_uint_eq(l.g.n_prods, 2);
+    ck_assert_uint_eq(l.g.prods[1].len, 10000);
+    lowered_free(&l);
+    lowered_ok("root ::= \"x\"{0,10000}\n", &l);
+    /* $start, count0..count10000, upto10000 (10001 alternatives), root. */
+    ck_assert_uint_eq(l.g.n_prods, 1 + 10001 + 10001 + 1);
+    ck_assert_uint_ne(nt_named(&l.g, "root/count10000@1:10"), UINT32_MAX);
+    ck_assert_uint_eq(nt_named(&l.g, "root/count10001@1:10"), UINT32_MAX);
+    lowered_free(&l);
+}
+END_TEST
+
+typedef struct bound_case {
+    const char *src;
+    uint32_t line, col;
+} bound_case;
+
+static const bound_case bound_cases[] = {
+    {"root ::= \"a\" x{10001}\nx ::= \"x\"\n", 1, 14},
+    {"root ::= \"a\"  x{2,10001}\nx ::= \"x\"\n", 1, 15},
+    {"root ::= \"a\" |\n  \"b\" x{10001,}\nx ::= \"x\"\n", 2, 7},
+    {"root ::= x{,10001}\nx ::= \"x\"\n", 1, 10},
+};
+
+START_TEST(test_repeat_bound_error)
+{
+    const bound_case *bc = &bound_cases[_i];
+    lowered l;
+    ck_assert_int_eq(lower_src(bc->src, &l), GCG_ERR_LIMIT);
+    ck_assert_uint_eq(l.diag.n_errors, 1);
+    ck_assert_uint_ge(l.diag.n, 1);
+    const gcg_diag_entry *e = &l.diag.v[l.diag.n - 1];
+    ck_assert_int_eq(e->severity, GCG_SEV_ERROR);
+    ck_assert_str_eq(e->msg, "repetition bound 10001 exceeds the limit of 10000");
+    ck_assert_uint_eq(e->line, bc->line);
+    ck_assert_uint_eq(e->col, bc->col);
+    /* A failed lowering leaves an empty grammar. */
+    ck_assert_uint_eq(l.g.n_prods, 0);
+    ck_assert_uint_eq(l.g.n_nts, 0);
+    lowered_free(&l);
+}
+END_TEST
+
+START_TEST(test_repeat_bound_error_printed)
+{
+    lowered l;
+    ck_assert_int_eq(lower_src("root ::= \"a\" x{10001}\nx ::= \"x\"\n", &l), GCG_ERR_LIMIT);
+    char buf[256] = {0};
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    ck_assert_ptr_nonnull(f);
+    gcg_diag_print(&l.diag, f);
+    fclose(f);
+    ck_assert_str_eq(buf, "t.gbnf:1:14: error: repetition bound 10001 exceeds the limit of 10000\n");
+    lowered_free(&l);
+}
+END_TEST
+
+static Suite *lower_suite(void)
+{
+    Suite *s = suite_create("lower");
+    TCase *tc = tcase_create("shapes");
+    tcase_add_test(tc, test_start_production);
+    tcase_add_test(tc, test_start_custom_root);
+    tcase_add_test(tc, test_literal_one_set_per_byte);
+    tcase_add_test(tc, test_literal_utf8);
+    tcase_add_test(tc, test_byte_class_is_one_set);
+    tcase_add_test(tc, test_codepoint_class);
+    tcase_add_test(tc, test_mixed_class_merges_ascii);
+    tcase_add_test(tc, test_any_is_strict_utf8);
+    tcase_add_test(tc, test_alternatives_and_empty);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("repetition");
+    tcase_add_test(tc, test_star_left_recursive_list);
+    tcase_add_test(tc, test_plus_is_x_then_list);
+    tcase_add_test(tc, test_list_shared_per_symbol);
+    tcase_add_test(tc, test_bounded_repeat_chain);
+    tcase_add_test(tc, test_bounded_repeat_shares_chain);
+    tcase_add_test(tc, test_exact_and_open_repeat);
+    tcase_add_test(tc, test_optional_group);
+    tcase_add_test(tc, test_repeat_at_limit);
+    tcase_add_loop_test(tc, test_repeat_bound_error, 0, sizeof bound_cases / sizeof *bound_cases);
+    tcase_add_test(tc, test_repeat_bound_error_printed);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(lower_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
