@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "automaton.h"
 #include "byteclass.h"
 #include "compile.h"
 #include "container_write.h"
@@ -68,8 +69,41 @@ static gcg_status build_tables(compilation *c, const char *src, size_t len,
     return GCG_OK;
 }
 
+/* The mask automaton and its certificate; --strict-latency refuses a cyclic one. */
+static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const token_trie *trie,
+                                  const gcg_compile_options *opt, gcg_writer *w,
+                                  gcg_compile_stats *stats, gcg_diag *diag)
+{
+    double t0 = now();
+    const char **names = malloc(((size_t)c->ast.n_rules + 1) * sizeof *names);
+    if (!names)
+        return GCG_ERR_NOMEM;
+    for (uint32_t r = 0; r < c->ast.n_rules; r++)
+        names[r] = c->ast.rules[r].name;
+    mask_automaton a;
+    gcg_status st = gcg_automaton_build(&c->g, &c->lr, c->bc.class_of, v, trie, names, &a, diag);
+    free(names);
+    if (st != GCG_OK)
+        return st;
+    stats->trie_nodes = trie->n_nodes;
+    stats->dfa_states = a.n_states;
+    stats->token_sets = a.n_sets;
+    if (!a.bounded && opt->strict_latency) {
+        gcg_diag_add(diag, GCG_SEV_ERROR, 0, 0,
+                     "latency unbounded: masks may read arbitrarily deep because of rule \"%s\" "
+                     "(--strict-latency)", a.unbounded_rule);
+        st = GCG_ERR_LIMIT;
+    }
+    if (st == GCG_OK)
+        st = gcg_emit_automaton(&a, c->lr.n_states, w);
+    gcg_automaton_free(&a);
+    stats->seconds_automaton = now() - t0;
+    return st;
+}
+
 static gcg_status write_artifact(compilation *c, const char *src, size_t len,
-                                 const gcg_compile_options *opt, uint8_t **out, size_t *out_size)
+                                 const gcg_compile_options *opt, uint8_t **out, size_t *out_size,
+                                 gcg_compile_stats *stats, gcg_diag *diag)
 {
     const gcg_vocab *v = opt->vocab;
     if (!v) {
@@ -91,6 +125,8 @@ static gcg_status write_artifact(compilation *c, const char *src, size_t len,
         st = gcg_emit_tables(&in, &w);
         if (st == GCG_OK)
             st = gcg_emit_trie(&trie, &w);
+        if (st == GCG_OK && !opt->no_automaton)
+            st = build_automaton(c, v, &trie, opt, &w, stats, diag);
         gcg_trie_free(&trie);
     }
     if (st == GCG_OK)
@@ -121,7 +157,7 @@ gcg_status gcg_compile(const char *src, size_t len, const gcg_compile_options *o
         if (!out || !out_size)
             st = GCG_ERR_ARG;
         else
-            st = write_artifact(&c, src, len, opt, out, out_size);
+            st = write_artifact(&c, src, len, opt, out, out_size, stats, diag);
         if (st == GCG_OK)
             stats->artifact_bytes = *out_size;
     }

@@ -108,6 +108,74 @@ gcg_status gcg_emit_trie(const token_trie *t, gcg_writer *w)
     return st;
 }
 
+static gcg_status emit_sets(const mask_automaton *a, gcg_writer *w)
+{
+    uint64_t n_data = 0;
+    for (uint32_t i = 0; i < a->n_sets; i++)
+        n_data += gcg_automaton_set_bytes(a, i) / 4;
+    size_t size = 16 + (size_t)a->n_sets * sizeof(gcg_set_entry) + (size_t)n_data * 4;
+    uint8_t *buf = calloc(1, size);
+    if (!buf)
+        return GCG_ERR_NOMEM;
+    uint32_t h[4] = {a->n_sets, a->words, (uint32_t)n_data, 0};
+    memcpy(buf, h, 16);
+    gcg_set_entry *e = (gcg_set_entry *)(buf + 16);
+    uint32_t *data = (uint32_t *)(e + a->n_sets), off = 0;
+    for (uint32_t i = 0; i < a->n_sets; i++) {
+        bool sparse = (uint64_t)a->set_count[i] < a->words;
+        e[i] = (gcg_set_entry){sparse ? GCG_SET_SPARSE : GCG_SET_DENSE, a->set_count[i], off};
+        if (!sparse) {
+            memcpy(data + off, a->sets[i], (size_t)a->words * 4);
+            off += a->words;
+            continue;
+        }
+        for (uint32_t k = 0; k < a->words; k++)
+            for (uint32_t bits = a->sets[i][k]; bits; bits &= bits - 1)
+                data[off++] = k * 32 + (uint32_t)__builtin_ctz(bits);
+    }
+    gcg_status st = gcg_writer_add(w, GCG_SEC_TOKENSETS, buf, size);
+    free(buf);
+    return st;
+}
+
+/* The mask automaton, roots and certificate sections. */
+gcg_status gcg_emit_automaton(const mask_automaton *a, uint32_t n_lr_states, gcg_writer *w)
+{
+    gcg_status st = emit_sets(a, w);
+    size_t size = 16 + ((size_t)a->n_states + 1) * 4 + (size_t)a->n_trans * sizeof(gcg_trans_entry);
+    uint8_t *buf = st == GCG_OK ? malloc(size) : NULL;
+    if (st == GCG_OK && !buf)
+        st = GCG_ERR_NOMEM;
+    if (st == GCG_OK) {
+        uint32_t h[4] = {a->n_states, a->n_trans, 0, 0};
+        memcpy(buf, h, 16);
+        memcpy(buf + 16, a->trans_start, ((size_t)a->n_states + 1) * 4);
+        gcg_trans_entry *t = (gcg_trans_entry *)(buf + 16 + ((size_t)a->n_states + 1) * 4);
+        for (uint32_t i = 0; i < a->n_trans; i++)
+            t[i] = (gcg_trans_entry){a->trans[i].q, a->trans[i].acc, a->trans[i].next};
+        st = gcg_writer_add(w, GCG_SEC_AUTOMATON, buf, size);
+    }
+    free(buf);
+    uint32_t *roots = st == GCG_OK ? malloc((size_t)n_lr_states * 8) : NULL;
+    if (st == GCG_OK && !roots)
+        st = GCG_ERR_NOMEM;
+    if (st == GCG_OK) {
+        memcpy(roots, a->root_acc, (size_t)n_lr_states * 4);
+        memcpy(roots + n_lr_states, a->root_d, (size_t)n_lr_states * 4);
+        st = gcg_writer_add(w, GCG_SEC_ROOTS, roots, (size_t)n_lr_states * 8);
+    }
+    free(roots);
+    if (st == GCG_OK) {
+        gcg_cert_entry ce;
+        memset(&ce, 0, sizeof ce);
+        ce.bounded = a->bounded, ce.max_stack_reads = a->max_reads, ce.max_set_ops = a->max_set_ops;
+        ce.max_bytes = a->max_bytes;
+        memcpy(ce.unbounded_rule, a->unbounded_rule, sizeof ce.unbounded_rule);
+        st = gcg_writer_add(w, GCG_SEC_CERTIFICATE, &ce, sizeof ce);
+    }
+    return st;
+}
+
 gcg_status gcg_emit_tables(const gcg_emit_input *in, gcg_writer *w)
 {
     gcg_status st = emit_meta(in, w);

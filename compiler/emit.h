@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "automaton.h"
 #include "byteclass.h"
 #include "cfg.h"
 #include "container_write.h"
@@ -29,5 +30,8 @@ gcg_status gcg_emit_tables(const gcg_emit_input *in, gcg_writer *w);
 
 /* Adds the token trie section (used by the brute-force mask). */
 gcg_status gcg_emit_trie(const token_trie *t, gcg_writer *w);
+
+/* Adds the token sets, automaton, roots and certificate sections. */
+gcg_status gcg_emit_automaton(const mask_automaton *a, uint32_t n_lr_states, gcg_writer *w);
 
 #endif /* GCG_EMIT_H */

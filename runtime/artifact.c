@@ -178,6 +178,78 @@ static gcg_status load_trie(gcg_artifact *a, gcg_error *err)
     return GCG_OK;
 }
 
+static gcg_status load_sets(gcg_artifact *a, gcg_error *err)
+{
+    gcg_mask_view *m = &a->mask;
+    uint64_t size;
+    const uint8_t *p = gcg_container_section(&a->c, GCG_SEC_TOKENSETS, &size);
+    uint32_t h[4];
+    if (!p || size < 16)
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "token set section missing or truncated");
+    memcpy(h, p, 16);
+    if (h[1] != (a->v.n_tokens + 31) / 32 || 16 + (uint64_t)h[0] * sizeof(gcg_set_entry) + (uint64_t)h[2] * 4 != size)
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "token set section: size does not match its counts");
+    m->n_sets = h[0], m->words = h[1];
+    m->sets = (const gcg_set_entry *)(p + 16);
+    m->set_data = (const uint32_t *)(m->sets + h[0]);
+    for (uint32_t i = 0; i < m->n_sets; i++) {
+        const gcg_set_entry *e = &m->sets[i];
+        uint64_t len = e->kind == GCG_SET_DENSE ? m->words : e->count;
+        if (e->kind > GCG_SET_SPARSE || e->offset + len > h[2])
+            return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "token set %u out of range", i);
+        for (uint32_t k = 0; e->kind == GCG_SET_SPARSE && k < e->count; k++)
+            if (m->set_data[e->offset + k] >= a->v.n_tokens)
+                return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "token set %u: id out of range", i);
+    }
+    return GCG_OK;
+}
+
+/* GCG_SEC_AUTOMATON, GCG_SEC_ROOTS, GCG_SEC_CERTIFICATE: present together
+ * with the token sets, or not at all (a byte-level-only artifact). */
+static gcg_status load_automaton(gcg_artifact *a, gcg_error *err)
+{
+    gcg_mask_view *m = &a->mask;
+    uint64_t size;
+    const uint8_t *p = gcg_container_section(&a->c, GCG_SEC_AUTOMATON, &size);
+    if (!p)
+        return GCG_OK;
+    if (load_sets(a, err) != GCG_OK)
+        return GCG_ERR_FORMAT;
+    uint32_t h[4];
+    if (size < 16)
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "automaton section truncated");
+    memcpy(h, p, 16);
+    if (16 + ((uint64_t)h[0] + 1) * 4 + (uint64_t)h[1] * sizeof(gcg_trans_entry) != size)
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "automaton section: size does not match its counts");
+    m->n_states = h[0], m->n_trans = h[1];
+    m->trans_start = (const uint32_t *)(p + 16);
+    m->trans = (const gcg_trans_entry *)(m->trans_start + h[0] + 1);
+    if (m->trans_start[0] != 0 || m->trans_start[h[0]] != h[1])
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "automaton transitions do not span the table");
+    for (uint32_t d = 0; d < m->n_states; d++) {
+        if (m->trans_start[d] > m->trans_start[d + 1])
+            return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "automaton state %u out of range", d);
+        for (uint32_t i = m->trans_start[d]; i < m->trans_start[d + 1]; i++) {
+            const gcg_trans_entry *t = &m->trans[i];
+            if (t->q >= a->t.n_states || t->acc >= m->n_sets ||
+                (t->next != GCG_NO_STATE && t->next >= m->n_states) ||
+                (i > m->trans_start[d] && t->q <= m->trans[i - 1].q))
+                return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "automaton transition %u out of range", i);
+        }
+    }
+    const uint32_t *roots = (const uint32_t *)gcg_container_section(&a->c, GCG_SEC_ROOTS, &size);
+    if (!roots || size != (uint64_t)a->t.n_states * 8)
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "roots section missing or of the wrong size");
+    m->root_acc = roots, m->root_d = roots + a->t.n_states;
+    for (uint32_t s = 0; s < a->t.n_states; s++)
+        if (m->root_acc[s] >= m->n_sets || (m->root_d[s] != GCG_NO_STATE && m->root_d[s] >= m->n_states))
+            return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "root of state %u out of range", s);
+    m->cert = (const gcg_cert_entry *)gcg_container_section(&a->c, GCG_SEC_CERTIFICATE, &size);
+    if (!m->cert || size != sizeof *m->cert)
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "certificate section missing or of the wrong size");
+    return GCG_OK;
+}
+
 static gcg_status open_validated(gcg_artifact *a, gcg_error *err)
 {
     gcg_status st = gcg_container_parse(a->mem, a->size, &a->c, err);
@@ -187,6 +259,8 @@ static gcg_status open_validated(gcg_artifact *a, gcg_error *err)
         st = load_vocab(a, err);
     if (st == GCG_OK)
         st = load_trie(a, err);
+    if (st == GCG_OK)
+        st = load_automaton(a, err);
     return st;
 }
 
@@ -284,6 +358,23 @@ const uint8_t *gcg_artifact_token_bytes(const gcg_artifact *a, uint32_t id, uint
     }
     *len = a->v.offsets[id + 1] - a->v.offsets[id];
     return a->v.bytes + a->v.offsets[id];
+}
+
+gcg_status gcg_artifact_certificate(const gcg_artifact *a, gcg_certificate *out)
+{
+    if (!a || !out)
+        return GCG_ERR_ARG;
+    const gcg_cert_entry *c = a->mask.cert;
+    if (!c)
+        return GCG_ERR_NO_VOCAB;
+    memset(out, 0, sizeof *out);
+    out->bounded = c->bounded != 0;
+    out->max_stack_reads = c->max_stack_reads;
+    out->max_set_ops = c->max_set_ops;
+    out->max_bytes = c->max_bytes;
+    memcpy(out->unbounded_rule, c->unbounded_rule, sizeof out->unbounded_rule);
+    out->unbounded_rule[sizeof out->unbounded_rule - 1] = 0;
+    return GCG_OK;
 }
 
 const gcg_container *gcg_artifact_container(const gcg_artifact *a)

@@ -41,6 +41,16 @@ typedef struct gcg_trie_view {
     const uint8_t *byte;
 } gcg_trie_view;
 
+typedef struct gcg_mask_view {
+    uint32_t n_sets, words, n_states, n_trans; /* n_sets = 0: no automaton */
+    const gcg_set_entry *sets;
+    const uint32_t *set_data;
+    const uint32_t *trans_start;
+    const gcg_trans_entry *trans;
+    const uint32_t *root_acc, *root_d;         /* per LR state            */
+    const gcg_cert_entry *cert;
+} gcg_mask_view;
+
 struct gcg_artifact {
     uint8_t *mem;                  /* the file's bytes (mapped or owned)      */
     size_t size;
@@ -49,6 +59,7 @@ struct gcg_artifact {
     gcg_tables t;
     gcg_vocab_view v;              /* n_tokens = 0 when there is no vocabulary */
     gcg_trie_view trie;
+    gcg_mask_view mask;
 };
 
 /* The validated container behind an artifact (section table, sizes). */

@@ -79,7 +79,41 @@ typedef struct gcg_prod_entry {
  *                 uint8 byte[n_nodes]. Nodes in depth-first preorder, children
  *                 by ascending byte: node n's subtree is [n, end[n]); its first
  *                 child is n + 1 (if end[n] > n + 1), the next sibling of child
- *                 c is end[c]; byte[c] labels the edge into c. */
+ *                 c is end[c]; byte[c] labels the edge into c.
+ * GCG_SEC_TOKENSETS: uint32 {n_sets, words, n_data, 0}; gcg_set_entry[n_sets];
+ *                 uint32 data[n_data]. A dense set is `words` words of bitmap
+ *                 (bit i % 32 of word i / 32 = token i); a sparse set is
+ *                 `count` ascending token ids.
+ * GCG_SEC_AUTOMATON: uint32 {n_states, n_trans, 0, 0}; uint32
+ *                 trans_start[n_states + 1]; gcg_trans_entry[n_trans], each
+ *                 state's transitions by ascending q.
+ * GCG_SEC_ROOTS:  uint32 root_acc[n_lr_states] (set ids); uint32
+ *                 root_d[n_lr_states] (automaton state or GCG_NO_STATE).
+ * GCG_SEC_CERTIFICATE: gcg_cert_entry. */
+#define GCG_SET_DENSE 0u
+#define GCG_SET_SPARSE 1u
+#define GCG_NO_STATE UINT32_MAX
+
+typedef struct gcg_set_entry {
+    uint32_t kind;    /* GCG_SET_DENSE or GCG_SET_SPARSE */
+    uint32_t count;   /* tokens in the set              */
+    uint32_t offset;  /* into data                      */
+} gcg_set_entry;
+
+typedef struct gcg_trans_entry {
+    uint32_t q;       /* LR state read below          */
+    uint32_t acc;     /* tokens decided: set id        */
+    uint32_t next;    /* automaton state or GCG_NO_STATE */
+} gcg_trans_entry;
+
+typedef struct gcg_cert_entry {
+    uint32_t bounded;
+    uint32_t max_stack_reads;
+    uint32_t max_set_ops;
+    uint32_t reserved;
+    uint64_t max_bytes;
+    char unbounded_rule[64];
+} gcg_cert_entry;
 #define GCG_MAX_STATES 0x3FFFFFFFu
 
 #endif /* GCG_ARTIFACT_FORMAT_H */

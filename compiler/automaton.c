@@ -1,0 +1,701 @@
+/* automaton.c — symbolic simulation over the token trie, determinization of
+ * read configurations, hash-consing, and the latency certificate (see
+ * automaton.h for the construction). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "../runtime/artifact_format.h"
+#include "automaton.h"
+#include "scc.h"
+
+#define NONE UINT32_MAX
+#define DEAD (UINT32_MAX - 1)   /* consensus: no state below can take the goto */
+#define READ (UINT32_MAX - 2)   /* consensus: the outcome depends on the stack */
+#define MAX_SIM_WORK 50000000u  /* symbolic-stack steps per trie edge (a guard) */
+#define MAX_DEPTH 0xFFFFu       /* stack depth a reduction may expose          */
+#define MAX_D_STATES 2000000u
+
+/* Growable uint32 vector. */
+typedef struct vec { uint32_t *v; uint32_t n, cap; } vec;
+
+static bool vpush(vec *a, uint32_t x)
+{
+    if (a->n == a->cap) {
+        uint32_t c = a->cap ? a->cap * 2 : 256;
+        uint32_t *q = realloc(a->v, (size_t)c * sizeof *q);
+        if (!q)
+            return false;
+        a->v = q, a->cap = c;
+    }
+    a->v[a->n++] = x;
+    return true;
+}
+
+/* Open-addressing map from 64-bit keys to uint32 values. */
+typedef struct map64 { uint64_t *k; uint32_t *v; uint32_t n, cap; } map64;
+
+static uint32_t *map_slot(map64 *m, uint64_t key, bool insert)
+{
+    if (insert && 2 * (m->n + 1) > m->cap) {
+        uint32_t cap = m->cap ? m->cap * 2 : 1024;
+        uint64_t *k = malloc((size_t)cap * sizeof *k);
+        uint32_t *v = malloc((size_t)cap * sizeof *v);
+        if (!k || !v) {
+            free(k), free(v);
+            return NULL;
+        }
+        memset(k, 0xff, (size_t)cap * sizeof *k);
+        for (uint32_t i = 0; i < m->cap; i++) {
+            if (m->k[i] == UINT64_MAX)
+                continue;
+            uint32_t h = (uint32_t)XXH3_64bits(&m->k[i], 8) & (cap - 1);
+            while (k[h] != UINT64_MAX)
+                h = (h + 1) & (cap - 1);
+            k[h] = m->k[i], v[h] = m->v[i];
+        }
+        free(m->k), free(m->v);
+        m->k = k, m->v = v, m->cap = cap;
+    }
+    if (!m->cap)
+        return NULL;
+    uint32_t h = (uint32_t)XXH3_64bits(&key, 8) & (m->cap - 1);
+    while (m->k[h] != UINT64_MAX && m->k[h] != key)
+        h = (h + 1) & (m->cap - 1);
+    if (m->k[h] == key)
+        return &m->v[h];
+    if (!insert)
+        return NULL;
+    m->k[h] = key, m->v[h] = NONE;
+    m->n++;
+    return &m->v[h];
+}
+
+typedef struct frame { uint32_t node, child, start, end; } frame;
+
+typedef struct ctx {
+    const cfg *g;
+    const lr_tables *lr;
+    const uint8_t *class_of;
+    const gcg_vocab *v;
+    const token_trie *trie;
+    gcg_diag *diag;
+    mask_automaton *out;
+    uint32_t *pred_first, *pred;     /* CSR: states with a transition into t    */
+    map64 consensus;                 /* (ref, depth, lhs) -> goto / DEAD / READ */
+    uint32_t *stamp, gen;
+    vec layer, next_layer;
+    vec arena;                       /* symbolic stacks: [o, k, K...]           */
+    vec work;                        /* pending stacks: [o, k, K..., k + 2]     */
+    frame *frames;
+    uint32_t cap_frames;
+    uint32_t ref;                    /* state of the reference stack entry      */
+    uint32_t *acc;                   /* tokens accepted by the current run      */
+    vec cfgs;                        /* configurations: (trie node, lhs, skip)  */
+    map64 set_ids;                   /* token-set hash -> first id (chained)    */
+    vec d_start, d_len, d_data;      /* automaton states: sorted config triples */
+    map64 d_ids;
+    vec tq, tacc, tnext, tfrom;      /* transitions as found                    */
+    gcg_status st;
+} ctx;
+
+static bool fail(ctx *c, gcg_status st)
+{
+    if (c->st == GCG_OK)
+        c->st = st;
+    return false;
+}
+
+/* ---- predecessors and path consensus ----------------------------------- */
+
+static gcg_status build_pred(ctx *c)
+{
+    const lr_tables *t = c->lr;
+    uint32_t n = t->n_states;
+    c->pred_first = calloc((size_t)n + 2, sizeof *c->pred_first);
+    if (!c->pred_first)
+        return GCG_ERR_NOMEM;
+    vec edges = {0}; /* (to, from) pairs */
+    for (uint32_t s = 0; s < n; s++) {
+        for (uint32_t x = 0; x + 1 < t->n_terms; x++) {
+            uint32_t a = t->action[(size_t)s * t->n_terms + x];
+            const uint32_t *list = &a;
+            uint32_t cnt = 1;
+            if (GCG_ACT_KIND(a) == GCG_ACT_MULTI)
+                list = t->multi + GCG_ACT_ARG(a) + 1, cnt = t->multi[GCG_ACT_ARG(a)];
+            for (uint32_t i = 0; i < cnt; i++)
+                if (GCG_ACT_KIND(list[i]) == GCG_ACT_SHIFT &&
+                    (!vpush(&edges, GCG_ACT_ARG(list[i])) || !vpush(&edges, s)))
+                    return GCG_ERR_NOMEM;
+        }
+        for (uint32_t a = 0; a < t->n_nts; a++) {
+            uint32_t to = t->go[(size_t)s * t->n_nts + a];
+            if (to != GCG_NO_GOTO && (!vpush(&edges, to) || !vpush(&edges, s)))
+                return GCG_ERR_NOMEM;
+        }
+    }
+    for (uint32_t i = 0; i < edges.n; i += 2)
+        c->pred_first[edges.v[i] + 2]++;
+    for (uint32_t s = 0; s < n; s++)
+        c->pred_first[s + 2] += c->pred_first[s + 1];
+    c->pred = malloc((size_t)(edges.n / 2 + 1) * sizeof *c->pred);
+    c->stamp = calloc(n, sizeof *c->stamp);
+    if (!c->pred || !c->stamp) {
+        free(edges.v);
+        return GCG_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < edges.n; i += 2)
+        c->pred[c->pred_first[edges.v[i] + 1]++] = edges.v[i + 1];
+    free(edges.v);
+    return GCG_OK;
+}
+
+/* The goto on `lhs` of every state that can lie `depth` entries below `ref`:
+ * the common target, DEAD if none has one, READ if they differ or some lack it. */
+static uint32_t consensus_of(ctx *c, uint32_t ref, uint32_t depth, uint32_t lhs)
+{
+    const lr_tables *t = c->lr;
+    c->layer.n = 0;
+    if (!vpush(&c->layer, ref))
+        return fail(c, GCG_ERR_NOMEM), DEAD;
+    for (uint32_t d = 0; d < depth; d++) {
+        c->gen++;
+        c->next_layer.n = 0;
+        for (uint32_t i = 0; i < c->layer.n; i++) {
+            uint32_t s = c->layer.v[i];
+            for (uint32_t k = c->pred_first[s]; k < c->pred_first[s + 1]; k++)
+                if (c->stamp[c->pred[k]] != c->gen) {
+                    c->stamp[c->pred[k]] = c->gen;
+                    if (!vpush(&c->next_layer, c->pred[k]))
+                        return fail(c, GCG_ERR_NOMEM), DEAD;
+                }
+        }
+        vec tmp = c->layer;
+        c->layer = c->next_layer, c->next_layer = tmp;
+    }
+    uint32_t result = DEAD;
+    bool some_dead = false;
+    for (uint32_t i = 0; i < c->layer.n; i++) {
+        uint32_t to = t->go[(size_t)c->layer.v[i] * t->n_nts + lhs];
+        if (to == GCG_NO_GOTO)
+            some_dead = true;
+        else if (result == DEAD)
+            result = to;
+        else if (result != to)
+            return READ;
+    }
+    return result != DEAD && some_dead ? READ : result;
+}
+
+static uint32_t consensus(ctx *c, uint32_t ref, uint32_t depth, uint32_t lhs)
+{
+    uint64_t key = ((uint64_t)ref << 40) | ((uint64_t)lhs << 16) | depth;
+    uint32_t *slot = map_slot(&c->consensus, key, true);
+    if (!slot)
+        return fail(c, GCG_ERR_NOMEM), DEAD;
+    if (*slot == NONE) {
+        uint32_t r = consensus_of(c, ref, depth, lhs);
+        slot = map_slot(&c->consensus, key, false);
+        *slot = r;
+    }
+    return *slot;
+}
+
+/* ---- symbolic simulation of one byte ------------------------------------ */
+
+static bool work_push(ctx *c, uint32_t o, const uint32_t *k, uint32_t n, uint32_t extra)
+{
+    bool ok = vpush(&c->work, o) && vpush(&c->work, n + (extra != NONE));
+    for (uint32_t i = 0; i < n && ok; i++)
+        ok = vpush(&c->work, k[i]);
+    if (ok && extra != NONE)
+        ok = vpush(&c->work, extra);
+    return (ok && vpush(&c->work, n + (extra != NONE) + 2)) || fail(c, GCG_ERR_NOMEM);
+}
+
+static bool add_config(ctx *c, uint32_t node, uint32_t lhs, uint32_t skip)
+{
+    return (vpush(&c->cfgs, node) && vpush(&c->cfgs, lhs) && vpush(&c->cfgs, skip)) ||
+           fail(c, GCG_ERR_NOMEM);
+}
+
+/* Reduction by p on a stack [o, k, K...] (K at w[2..]). */
+static void sim_reduce(ctx *c, const uint32_t *w, uint32_t p, uint32_t node)
+{
+    const lr_tables *t = c->lr;
+    uint32_t o = w[0], k = w[1], len = t->prod_len[p], lhs = t->prod_lhs[p];
+    const uint32_t *K = w + 2;
+    if (len < k) { /* inside the known part */
+        uint32_t to = t->go[(size_t)K[k - 1 - len] * t->n_nts + lhs];
+        if (to != GCG_NO_GOTO)
+            work_push(c, o, K, k - len, to);
+        return;
+    }
+    uint64_t depth = (uint64_t)o + (len - k); /* real entry exposed */
+    if (depth == 0) {
+        uint32_t to = t->go[(size_t)c->ref * t->n_nts + lhs];
+        if (to != GCG_NO_GOTO)
+            work_push(c, 0, NULL, 0, to);
+        return;
+    }
+    if (depth > MAX_DEPTH) {
+        gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "a reduction pops more than %u stack entries", MAX_DEPTH);
+        fail(c, GCG_ERR_LIMIT);
+        return;
+    }
+    uint32_t r = consensus(c, c->ref, (uint32_t)depth, lhs);
+    if (r == READ)
+        add_config(c, node, lhs, (uint32_t)depth - 1);
+    else if (r != DEAD)
+        work_push(c, (uint32_t)depth, NULL, 0, r);
+}
+
+/* All reductions byte class `cls` triggers on stack `sim`, then its shifts:
+ * the shifted stacks are appended to the arena, reads go to cfgs. */
+static void sim_byte(ctx *c, uint32_t sim, uint32_t cls, uint32_t node)
+{
+    const lr_tables *t = c->lr;
+    c->work.n = 0;
+    uint32_t o = c->arena.v[sim], k = c->arena.v[sim + 1];
+    if (!work_push(c, o, c->arena.v + sim + 2, k, NONE))
+        return;
+    for (uint32_t steps = 0; c->work.n && c->st == GCG_OK; steps++) {
+        if (steps > MAX_SIM_WORK) {
+            gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "mask simulation does not terminate");
+            fail(c, GCG_ERR_LIMIT);
+            return;
+        }
+        uint32_t len = c->work.v[c->work.n - 1], at = c->work.n - 1 - len;
+        uint32_t w[2 + 512];
+        if (len - 2 > 512) {
+            gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "symbolic stack deeper than 512 inside one token");
+            fail(c, GCG_ERR_LIMIT);
+            return;
+        }
+        memcpy(w, c->work.v + at, (size_t)len * sizeof *w);
+        c->work.n = at;
+        uint32_t top = w[1] ? w[1 + w[1]] : c->ref;
+        uint32_t a = t->action[(size_t)top * t->n_terms + cls];
+        const uint32_t *list = &a;
+        uint32_t cnt = 1;
+        if (GCG_ACT_KIND(a) == GCG_ACT_MULTI)
+            list = t->multi + GCG_ACT_ARG(a) + 1, cnt = t->multi[GCG_ACT_ARG(a)];
+        for (uint32_t i = 0; i < cnt; i++) {
+            uint32_t arg = GCG_ACT_ARG(list[i]);
+            if (GCG_ACT_KIND(list[i]) == GCG_ACT_SHIFT) {
+                bool ok = vpush(&c->arena, w[0]) && vpush(&c->arena, w[1] + 1);
+                for (uint32_t j = 0; j < w[1] && ok; j++)
+                    ok = vpush(&c->arena, w[2 + j]);
+                if (!(ok && vpush(&c->arena, arg)))
+                    fail(c, GCG_ERR_NOMEM);
+            } else if (GCG_ACT_KIND(list[i]) == GCG_ACT_REDUCE && arg != 0) {
+                sim_reduce(c, w, arg, node);
+            }
+        }
+    }
+}
+
+/* Removes duplicate stacks in arena[from..). */
+static void dedupe_stacks(ctx *c, uint32_t from)
+{
+    uint32_t w = from;
+    for (uint32_t r = from; r < c->arena.n;) {
+        uint32_t len = c->arena.v[r + 1] + 2;
+        bool dup = false;
+        for (uint32_t x = from; x < w && !dup; x += c->arena.v[x + 1] + 2)
+            dup = c->arena.v[x + 1] + 2 == len &&
+                  memcmp(c->arena.v + x, c->arena.v + r, (size_t)len * sizeof(uint32_t)) == 0;
+        if (!dup) {
+            memmove(c->arena.v + w, c->arena.v + r, (size_t)len * sizeof(uint32_t));
+            w += len;
+        }
+        r += len;
+    }
+    c->arena.n = w;
+}
+
+static void accept_node(ctx *c, uint32_t node)
+{
+    const token_trie *tr = c->trie;
+    for (uint32_t i = tr->tok_start[node]; i < tr->tok_start[node + 1]; i++)
+        c->acc[tr->tokens[i] >> 5] |= 1u << (tr->tokens[i] & 31);
+}
+
+/* Stacks arena[start..) have consumed trie node `child`'s byte: after
+ * processing that byte from the stacks in [from, end), continue below. */
+static bool enter_child(ctx *c, uint32_t child, uint32_t from, uint32_t end)
+{
+    uint32_t start = c->arena.n, cls = c->class_of[c->trie->byte[child]];
+    for (uint32_t s = from; s < end && c->st == GCG_OK; s += c->arena.v[s + 1] + 2)
+        sim_byte(c, s, cls, child);
+    c->out->sim_steps++;
+    if (c->st != GCG_OK || c->arena.n == start)
+        return false;
+    dedupe_stacks(c, start);
+    accept_node(c, child);
+    return true;
+}
+
+/* Depth-first walk below trie node `node`, whose stacks are arena[start..end). */
+static void walk(ctx *c, uint32_t node, uint32_t start, uint32_t end)
+{
+    const token_trie *tr = c->trie;
+    uint32_t depth = 0;
+    c->frames[0] = (frame){node, node + 1, start, end};
+    while (c->st == GCG_OK) {
+        frame *f = &c->frames[depth];
+        if (f->child >= tr->end[f->node]) {
+            c->arena.n = f->start;
+            if (depth-- == 0)
+                return;
+            continue;
+        }
+        uint32_t ch = f->child;
+        f->child = tr->end[ch];
+        uint32_t from = f->start, to = f->end, mark = c->arena.n;
+        if (enter_child(c, ch, from, to))
+            c->frames[++depth] = (frame){ch, ch + 1, mark, c->arena.n};
+        else
+            c->arena.n = mark;
+    }
+}
+
+/* ---- token sets and automaton states ------------------------------------- */
+
+static uint32_t set_id(ctx *c)
+{
+    mask_automaton *a = c->out;
+    uint64_t h = XXH3_64bits(c->acc, (size_t)a->words * 4);
+    for (uint32_t *slot = map_slot(&c->set_ids, h, true); slot; slot = NULL) {
+        if (*slot != NONE && memcmp(a->sets[*slot], c->acc, (size_t)a->words * 4) == 0)
+            return *slot;
+        if (*slot != NONE) /* hash collision: fall back to a linear search */
+            for (uint32_t i = 0; i < a->n_sets; i++)
+                if (memcmp(a->sets[i], c->acc, (size_t)a->words * 4) == 0)
+                    return i;
+        uint32_t **sets = realloc(a->sets, ((size_t)a->n_sets + 1) * sizeof *sets);
+        uint32_t *cnt = realloc(a->set_count, ((size_t)a->n_sets + 1) * sizeof *cnt);
+        if (sets)
+            a->sets = sets;
+        if (cnt)
+            a->set_count = cnt;
+        uint32_t *copy = malloc((size_t)a->words * 4 + 4);
+        if (!sets || !cnt || !copy) {
+            free(copy);
+            return fail(c, GCG_ERR_NOMEM), 0;
+        }
+        memcpy(copy, c->acc, (size_t)a->words * 4);
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < a->words; i++)
+            n += (uint32_t)__builtin_popcount(c->acc[i]);
+        a->sets[a->n_sets] = copy, a->set_count[a->n_sets] = n;
+        if (*slot == NONE)
+            *slot = a->n_sets;
+        return a->n_sets++;
+    }
+    return fail(c, GCG_ERR_NOMEM), 0;
+}
+
+static int cmp_triple(const void *x, const void *y)
+{
+    const uint32_t *a = x, *b = y;
+    for (int i = 0; i < 3; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+/* The automaton state for the configurations in cfgs (NONE when empty). */
+static uint32_t d_id(ctx *c)
+{
+    uint32_t n = c->cfgs.n / 3;
+    if (n == 0)
+        return NONE;
+    qsort(c->cfgs.v, n, 3 * sizeof(uint32_t), cmp_triple);
+    uint32_t w = 1;
+    for (uint32_t r = 1; r < n; r++)
+        if (cmp_triple(c->cfgs.v + 3 * r, c->cfgs.v + 3 * (w - 1)) != 0)
+            memmove(c->cfgs.v + 3 * w++, c->cfgs.v + 3 * r, 3 * sizeof(uint32_t));
+    n = w;
+    uint64_t h = XXH3_64bits(c->cfgs.v, (size_t)n * 12);
+    for (uint64_t probe = h;; probe++) {
+        uint32_t *slot = map_slot(&c->d_ids, probe, true);
+        if (!slot)
+            return fail(c, GCG_ERR_NOMEM), NONE;
+        if (*slot == NONE) {
+            if (c->d_start.n >= MAX_D_STATES) {
+                gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "mask automaton larger than %u states",
+                             MAX_D_STATES);
+                return fail(c, GCG_ERR_LIMIT), NONE;
+            }
+            *slot = c->d_start.n;
+            bool ok = vpush(&c->d_start, c->d_data.n) && vpush(&c->d_len, n);
+            for (uint32_t i = 0; i < 3 * n && ok; i++)
+                ok = vpush(&c->d_data, c->cfgs.v[i]);
+            return ok ? *slot : (fail(c, GCG_ERR_NOMEM), NONE);
+        }
+        uint32_t d = *slot;
+        if (c->d_len.v[d] == n && memcmp(c->d_data.v + c->d_start.v[d], c->cfgs.v, (size_t)n * 12) == 0)
+            return d;
+    }
+}
+
+/* ---- runs --------------------------------------------------------------- */
+
+static void run_begin(ctx *c, uint32_t ref)
+{
+    c->ref = ref;
+    c->cfgs.n = 0;
+    c->arena.n = 0;
+    memset(c->acc, 0, (size_t)c->out->words * 4);
+}
+
+/* RootAcc[s] and RootD[s]: the trie walked from the empty stack top s. */
+static void run_root(ctx *c, uint32_t s)
+{
+    run_begin(c, s);
+    if (!vpush(&c->arena, 0) || !vpush(&c->arena, 0)) {
+        fail(c, GCG_ERR_NOMEM);
+        return;
+    }
+    walk(c, 0, 0, 2);
+    c->out->root_acc[s] = set_id(c);
+    c->out->root_d[s] = d_id(c);
+}
+
+/* Acc(D, q) and the next D: configurations waiting deeper move up by one,
+ * those waiting for this entry resume with q exposed. */
+static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *next)
+{
+    const lr_tables *t = c->lr;
+    run_begin(c, q);
+    uint32_t start = c->d_start.v[d], n = c->d_len.v[d];
+    for (uint32_t i = 0; i < n && c->st == GCG_OK; i++) {
+        const uint32_t *cf = c->d_data.v + start + 3 * i;
+        uint32_t node = cf[0], lhs = cf[1], skip = cf[2];
+        if (skip > 0) {
+            add_config(c, node, lhs, skip - 1);
+            continue;
+        }
+        uint32_t to = t->go[(size_t)q * t->n_nts + lhs];
+        if (to == GCG_NO_GOTO)
+            continue;
+        uint32_t base = c->arena.n;
+        if (!vpush(&c->arena, 0) || !vpush(&c->arena, 1) || !vpush(&c->arena, to)) {
+            fail(c, GCG_ERR_NOMEM);
+            return;
+        }
+        uint32_t end = c->arena.n;
+        if (enter_child(c, node, base, end))
+            walk(c, node, end, c->arena.n);
+        c->arena.n = base;
+        start = c->d_start.v[d]; /* d_data may not move here, but stay safe */
+    }
+    *acc = set_id(c);
+    *next = d_id(c);
+}
+
+/* Worklist over (D, the state above it): transitions for every q that can
+ * lie below that state. */
+static void determinize(ctx *c, vec *todo)
+{
+    map64 seen = {0}, done = {0};
+    for (uint32_t i = 0; i < todo->n && c->st == GCG_OK; i += 2) {
+        uint32_t d = todo->v[i], above = todo->v[i + 1];
+        for (uint32_t k = c->pred_first[above]; k < c->pred_first[above + 1] && c->st == GCG_OK; k++) {
+            uint32_t q = c->pred[k];
+            uint32_t *slot = map_slot(&done, ((uint64_t)d << 32) | q, true);
+            if (!slot || *slot != NONE) {
+                if (!slot)
+                    fail(c, GCG_ERR_NOMEM);
+                continue;
+            }
+            *slot = 1;
+            uint32_t acc, next;
+            run_resume(c, d, q, &acc, &next);
+            if (c->st != GCG_OK)
+                break;
+            if (c->out->set_count[acc] == 0 && next == NONE)
+                continue;
+            if (!vpush(&c->tfrom, d) || !vpush(&c->tq, q) || !vpush(&c->tacc, acc) || !vpush(&c->tnext, next))
+                fail(c, GCG_ERR_NOMEM);
+            if (next == NONE)
+                continue;
+            uint32_t *s2 = map_slot(&seen, ((uint64_t)next << 32) | q, true);
+            if (s2 && *s2 == NONE) {
+                *s2 = 1;
+                if (!vpush(todo, next) || !vpush(todo, q))
+                    fail(c, GCG_ERR_NOMEM);
+            }
+        }
+    }
+    free(seen.k), free(seen.v), free(done.k), free(done.v);
+}
+
+/* ---- certificate --------------------------------------------------------- */
+
+uint64_t gcg_automaton_set_bytes(const mask_automaton *a, uint32_t set)
+{
+    uint64_t sparse = (uint64_t)a->set_count[set] * 4, dense = (uint64_t)a->words * 4;
+    return sparse < dense ? sparse : dense;
+}
+
+/* Longest read chain, set operations and bytes per frontier node, or the rule
+ * behind a cycle (right recursion makes the automaton cyclic). */
+static gcg_status certify(ctx *c, const char *const *rule_names)
+{
+    mask_automaton *a = c->out;
+    uint32_t n = a->n_states, *comp = malloc(((size_t)n + 1) * sizeof *comp), n_comp;
+    uint32_t *adj = malloc(((size_t)a->n_trans + 1) * sizeof *adj);
+    uint32_t *first = calloc((size_t)n + 1, sizeof *first);
+    uint32_t *reads = calloc((size_t)n + 1, sizeof *reads);
+    uint64_t *bytes = calloc((size_t)n + 1, sizeof *bytes);
+    gcg_status st = comp && adj && first && reads && bytes ? GCG_OK : GCG_ERR_NOMEM;
+    for (uint32_t d = 0; d < n && st == GCG_OK; d++) {
+        first[d] = a->trans_start[d];
+        for (uint32_t i = a->trans_start[d]; i < a->trans_start[d + 1]; i++)
+            adj[i] = a->trans[i].next == NONE ? d : a->trans[i].next; /* self-edge marks nothing */
+    }
+    if (st == GCG_OK) {
+        first[n] = a->n_trans;
+        st = gcg_scc(n, first, adj, comp, &n_comp);
+    }
+    a->bounded = true;
+    /* Components come in reverse topological order: successors first. */
+    uint32_t *order = st == GCG_OK ? malloc(((size_t)n + 1) * sizeof *order) : NULL;
+    if (st == GCG_OK && !order)
+        st = GCG_ERR_NOMEM;
+    for (uint32_t d = 0; d < n && st == GCG_OK; d++)
+        order[d] = d;
+    for (uint32_t d = 0; d < n && st == GCG_OK; d++) /* counting sort by component */
+        reads[d] = comp[d];
+    if (st == GCG_OK) {
+        uint32_t *cnt = calloc((size_t)n_comp + 1, sizeof *cnt);
+        if (!cnt)
+            st = GCG_ERR_NOMEM;
+        for (uint32_t d = 0; cnt && d < n; d++)
+            cnt[comp[d] + 1]++;
+        for (uint32_t k = 0; cnt && k < n_comp; k++)
+            cnt[k + 1] += cnt[k];
+        for (uint32_t d = 0; cnt && d < n; d++)
+            order[cnt[comp[d]]++] = d;
+        free(cnt);
+        memset(reads, 0, (size_t)n * sizeof *reads);
+    }
+    for (uint32_t i = 0; i < n && st == GCG_OK && a->bounded; i++) {
+        uint32_t d = order[i];
+        for (uint32_t k = a->trans_start[d]; k < a->trans_start[d + 1]; k++) {
+            uint32_t nx = a->trans[k].next;
+            if (nx != NONE && comp[nx] == comp[d]) {
+                a->bounded = false;
+                uint32_t lhs = c->d_data.v[c->d_start.v[d] + 1];
+                uint32_t rule = c->g->nts[lhs].rule;
+                snprintf(a->unbounded_rule, sizeof a->unbounded_rule, "%s",
+                         rule != UINT32_MAX && rule_names ? rule_names[rule] : c->g->nts[lhs].name);
+                break;
+            }
+            uint32_t r = 1 + (nx == NONE ? 0 : reads[nx]);
+            uint64_t b = gcg_automaton_set_bytes(a, a->trans[k].acc) + (nx == NONE ? 0 : bytes[nx]);
+            reads[d] = r > reads[d] ? r : reads[d];
+            bytes[d] = b > bytes[d] ? b : bytes[d];
+        }
+    }
+    for (uint32_t s = 0; s < c->lr->n_states && st == GCG_OK && a->bounded; s++) {
+        uint32_t d = a->root_d[s], r = d == NONE ? 0 : reads[d];
+        uint64_t b = gcg_automaton_set_bytes(a, a->root_acc[s]) + (d == NONE ? 0 : bytes[d]);
+        a->max_reads = r > a->max_reads ? r : a->max_reads;
+        a->max_bytes = b > a->max_bytes ? b : a->max_bytes;
+    }
+    a->max_set_ops = a->bounded ? a->max_reads + 1 : 0;
+    free(comp), free(adj), free(first), free(reads), free(bytes), free(order);
+    return st;
+}
+
+/* ---- assembly ------------------------------------------------------------ */
+
+/* Transitions grouped by automaton state, sorted by the state read. */
+static gcg_status collect_transitions(ctx *c)
+{
+    mask_automaton *a = c->out;
+    a->n_states = c->d_start.n;
+    a->n_trans = c->tq.n;
+    a->trans_start = calloc((size_t)a->n_states + 2, sizeof *a->trans_start);
+    a->trans = malloc(((size_t)a->n_trans + 1) * sizeof *a->trans);
+    if (!a->trans_start || !a->trans)
+        return GCG_ERR_NOMEM;
+    for (uint32_t i = 0; i < a->n_trans; i++)
+        a->trans_start[c->tfrom.v[i] + 2]++;
+    for (uint32_t d = 0; d < a->n_states; d++)
+        a->trans_start[d + 2] += a->trans_start[d + 1];
+    for (uint32_t i = 0; i < a->n_trans; i++)
+        a->trans[a->trans_start[c->tfrom.v[i] + 1]++] = (ma_trans){c->tq.v[i], c->tacc.v[i], c->tnext.v[i]};
+    for (uint32_t d = 0; d < a->n_states; d++) { /* insertion sort: lists are short */
+        ma_trans *t = a->trans + a->trans_start[d];
+        uint32_t m = a->trans_start[d + 1] - a->trans_start[d];
+        for (uint32_t i = 1; i < m; i++)
+            for (uint32_t j = i; j > 0 && t[j - 1].q > t[j].q; j--) {
+                ma_trans x = t[j];
+                t[j] = t[j - 1], t[j - 1] = x;
+            }
+    }
+    return GCG_OK;
+}
+
+static void ctx_free(ctx *c)
+{
+    free(c->pred_first), free(c->pred), free(c->stamp), free(c->frames), free(c->acc);
+    vec *vs[] = {&c->layer, &c->next_layer, &c->arena, &c->work, &c->cfgs, &c->d_start, &c->d_len,
+                 &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom};
+    for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
+        free(vs[i]->v);
+    map64 *ms[] = {&c->consensus, &c->set_ids, &c->d_ids};
+    for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
+        free(ms[i]->k), free(ms[i]->v);
+}
+
+gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const uint8_t class_of[256],
+                               const gcg_vocab *v, const token_trie *trie, const char *const *rule_names,
+                               mask_automaton *out, gcg_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    ctx c = {.g = g, .lr = lr, .class_of = class_of, .v = v, .trie = trie, .diag = diag, .out = out};
+    out->n_tokens = v->n_tokens;
+    out->words = (v->n_tokens + 31) / 32;
+    uint32_t max_depth = 0;
+    for (uint32_t i = 0; i < trie->n_nodes; i++)
+        max_depth = trie->depth[i] > max_depth ? trie->depth[i] : max_depth;
+    c.cap_frames = max_depth + 2;
+    c.frames = malloc((size_t)c.cap_frames * sizeof *c.frames);
+    c.acc = malloc((size_t)out->words * 4 + 4);
+    out->root_acc = malloc((size_t)lr->n_states * sizeof *out->root_acc);
+    out->root_d = malloc((size_t)lr->n_states * sizeof *out->root_d);
+    c.st = c.frames && c.acc && out->root_acc && out->root_d ? build_pred(&c) : GCG_ERR_NOMEM;
+    vec todo = {0};
+    for (uint32_t s = 0; s < lr->n_states && c.st == GCG_OK; s++) {
+        run_root(&c, s);
+        if (c.st == GCG_OK && out->root_d[s] != NONE && (!vpush(&todo, out->root_d[s]) || !vpush(&todo, s)))
+            fail(&c, GCG_ERR_NOMEM);
+    }
+    if (c.st == GCG_OK)
+        determinize(&c, &todo);
+    free(todo.v);
+    if (c.st == GCG_OK)
+        c.st = collect_transitions(&c);
+    if (c.st == GCG_OK)
+        c.st = certify(&c, rule_names);
+    gcg_status st = c.st;
+    ctx_free(&c);
+    if (st != GCG_OK)
+        gcg_automaton_free(out);
+    return st;
+}
+
+void gcg_automaton_free(mask_automaton *a)
+{
+    for (uint32_t i = 0; i < a->n_sets; i++)
+        free(a->sets[i]);
+    free(a->sets), free(a->set_count), free(a->trans_start), free(a->trans);
+    free(a->root_acc), free(a->root_d);
+    memset(a, 0, sizeof *a);
+}

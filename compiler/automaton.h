@@ -1,0 +1,62 @@
+/*
+ * automaton.h — the mask automaton: which tokens each stack allows, decided
+ * ahead of time so the runtime reads the stack once instead of trying tokens.
+ *
+ * For every LR state s as the stack top, the token trie is walked while the
+ * LR actions are simulated on a symbolic stack whose known part starts as
+ * [s]. Tokens whose bytes all shift are RootAcc[s]. When a reduction must pop
+ * below the known part, either every state that can lie there leads to the
+ * same goto (path consensus: only an offset is remembered) or the outcome
+ * depends on the real stack: a read configuration (trie node, pending lhs,
+ * entries to skip) is recorded. Sets of configurations are the states D of a
+ * deterministic automaton over the alphabet of LR states: reading state q
+ * below resumes each configuration, giving Acc(D, q), the tokens now decided,
+ * and the next D. Only the q that can really lie below get transitions.
+ * Token sets and automaton states are hash-consed.
+ */
+#ifndef GCG_AUTOMATON_H
+#define GCG_AUTOMATON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfg.h"
+#include "diag.h"
+#include "lr_build.h"
+#include "token_trie.h"
+#include "vocab.h"
+
+typedef struct ma_trans {
+    uint32_t q;      /* LR state read           */
+    uint32_t acc;    /* token set id            */
+    uint32_t next;   /* automaton state or UINT32_MAX (done) */
+} ma_trans;
+
+typedef struct mask_automaton {
+    uint32_t n_tokens, words;     /* vocabulary size; words per dense set      */
+    uint32_t n_sets;
+    uint32_t **sets;              /* dense bitmaps over token ids              */
+    uint32_t *set_count;          /* tokens in each set                        */
+    uint32_t n_states;            /* automaton states D                        */
+    uint32_t *trans_start;        /* n_states + 1 into trans                   */
+    ma_trans *trans;
+    uint32_t n_trans;
+    uint32_t *root_acc;           /* per LR state: token set id                */
+    uint32_t *root_d;             /* per LR state: automaton state or UINT32_MAX */
+    /* certificate */
+    bool bounded;
+    uint32_t max_reads, max_set_ops;
+    uint64_t max_bytes;
+    char unbounded_rule[64];
+    uint64_t sim_steps;           /* trie-edge visits during construction      */
+} mask_automaton;
+
+gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const uint8_t class_of[256],
+                               const gcg_vocab *v, const token_trie *trie, const char *const *rule_names,
+                               mask_automaton *out, gcg_diag *diag);
+void gcg_automaton_free(mask_automaton *a);
+
+/* Bytes a set occupies at runtime (dense bitmap or sorted id list). */
+uint64_t gcg_automaton_set_bytes(const mask_automaton *a, uint32_t set);
+
+#endif /* GCG_AUTOMATON_H */
