@@ -11,6 +11,10 @@
  * hash. Everything the loader checks after the checksums — bounds, overlap,
  * versions, section contents — is reached by mutated inputs.
  *
+ * An artifact that opens is then used: a matcher commits the tail in a few
+ * byte runs and token ids, fills masks (automaton and brute force), rolls
+ * back, commits EOS, and is freed.
+ *
  * Must never crash, leak or read out of bounds, whatever the input.
  */
 #include <stdint.h>
@@ -19,10 +23,14 @@
 
 #include <xxhash.h>
 
+#include "artifact.h"
 #include "container.h"
+#include "gcg.h"
 
 #define HEADER_SIZE 48u
 #define ENTRY_SIZE 32u
+#define MAX_TAIL 64u   /* bytes of the tail used; keeps each input fast */
+#define MAX_MASK_WORDS (1u << 14) /* masks larger than 512k tokens are skipped */
 
 static uint64_t get_le(const uint8_t *p, unsigned width)
 {
@@ -77,36 +85,77 @@ static size_t artifact_length(const uint8_t *data, size_t size)
     return fs <= size ? (size_t)fs : size;
 }
 
-/* Reads every byte of every section, so out-of-bounds views show up under
- * ASan; returns a value the optimizer cannot discard. */
-static unsigned touch_sections(const gcg_container *c)
+/* Fills the mask both ways. They are not compared: a mutated artifact may
+ * pass every structural check yet hold an automaton that does not match its
+ * LR tables (test_mask_diff compares them on compiled artifacts). */
+static void fill_masks(gcg_matcher *m, uint32_t *a, uint32_t *b, size_t words)
 {
-    unsigned sum = 0;
-    for (uint32_t i = 0; i < c->n_sections; i++) {
-        uint64_t n;
-        const uint8_t *p = gcg_container_section(c, c->sections[i].id, &n);
-        for (uint64_t k = 0; p && k < n; k++)
-            sum += p[k];
-    }
-    return sum;
+    (void)gcg_matcher_fill_mask(m, a, words);
+    (void)gcg_matcher_fill_mask_bruteforce(m, b, words);
 }
 
-static void exercise(const uint8_t *art, size_t n, const uint8_t *tail, size_t tail_n)
+/* Commits the tail: each step takes one control byte, then either a run
+ * of up to 8 bytes or a token id, or rolls back, or commits EOS. */
+static void drive(gcg_matcher *m, const gcg_artifact *art, const uint8_t *t, size_t n,
+                  uint32_t *a, uint32_t *b, size_t words)
 {
-    (void)tail;
-    (void)tail_n;
-    gcg_container c;
-    gcg_error err;
-    if (gcg_container_parse(art, n, &c, &err) == GCG_OK) {
-        volatile unsigned sink = touch_sections(&c);
-        (void)sink;
+    uint32_t vocab = gcg_artifact_vocab_size(art);
+    while (n > 0) {
+        uint8_t op = t[0];
+        size_t len = 1 + (op >> 5);
+        if (len > n - 1)
+            len = n - 1;
+        if ((op & 3) == 0) {
+            size_t consumed;
+            (void)gcg_matcher_commit_bytes(m, t + 1, len, &consumed);
+        } else if ((op & 3) == 1 && len > 0) {
+            uint32_t id = t[1] | (len > 1 ? (uint32_t)t[2] << 8 : 0);
+            (void)gcg_matcher_commit(m, vocab ? id % (vocab + 1) : id);
+        } else if ((op & 3) == 2) {
+            (void)gcg_matcher_rollback(m, 1 + (op >> 6));
+        } else {
+            (void)gcg_matcher_commit_eos(m);
+        }
+        if (words)
+            fill_masks(m, a, b, words);
+        t += 1 + len;
+        n -= 1 + len;
     }
+}
+
+static void exercise(const uint8_t *art_bytes, size_t n, const uint8_t *tail, size_t tail_n)
+{
+    gcg_artifact *art = NULL;
+    if (gcg_artifact_open_memory(art_bytes, n, &art, NULL) != GCG_OK)
+        return;
+    gcg_matcher_options opt;
+    gcg_matcher_options_default(&opt);
+    opt.max_rollback = 4;
+    opt.max_nodes = 1u << 16;
+    gcg_matcher *m = NULL;
+    size_t words = gcg_artifact_mask_words(art);
+    if (words > MAX_MASK_WORDS)
+        words = 0;
+    uint32_t *a = calloc(words ? words : 1, sizeof *a);
+    uint32_t *b = calloc(words ? words : 1, sizeof *b);
+    if (a && b && gcg_matcher_new(art, &opt, &m) == GCG_OK) {
+        gcg_certificate cert;
+        (void)gcg_artifact_certificate(art, &cert);
+        drive(m, art, tail, tail_n < MAX_TAIL ? tail_n : MAX_TAIL, a, b, words);
+        gcg_matcher_reset(m);
+        if (words)
+            fill_masks(m, a, b, words);
+    }
+    gcg_matcher_free(m);
+    free(a);
+    free(b);
+    gcg_artifact_free(art);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     size_t n = artifact_length(data, size);
-    uint8_t *copy = malloc(n ? n : 1); /* malloc's alignment suffices for parse */
+    uint8_t *copy = malloc(n ? n : 1);
     if (!copy)
         return 0;
     if (n)
