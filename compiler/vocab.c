@@ -143,7 +143,8 @@ gcg_status gcg_vocab_builder_finish(gcg_vocab_builder *b, gcg_vocab *v)
             continue;
         }
         v->flags[i] = b->flags[i];
-        memcpy(v->bytes + at, b->bytes + b->start[i], b->len[i]);
+        if (b->len[i]) /* b->bytes is NULL when every token is special */
+            memcpy(v->bytes + at, b->bytes + b->start[i], b->len[i]);
         at += b->len[i];
     }
     v->offsets[n] = at;
