@@ -27,16 +27,20 @@
 
 enum { ORIGIN_MODEL = 1, ORIGIN_ADDED = 2 };
 
-#define HF_MAX_REPLACE 8   /* decoder Replace/Metaspace rules          */
+#define HF_MAX_RULES 8     /* decoder Replace/Metaspace/Strip rules    */
 #define HF_MAX_NESTING 16  /* Sequence inside Sequence inside ...      */
 #define HF_PATH_MAX 320    /* JSON paths in messages                   */
 #define HF_QUOTE_MAX 96    /* quoted keys in messages (then "...")     */
 
-/* One decoder rule "replace `from` with `to`" (pointers into the JSON). */
-typedef struct hf_replace {
+/* One decoder rule applied to every token's text, in decoder order:
+ * "replace `from` with `to`", or "strip up to `start` copies of `from` at
+ * the front and `stop` at the back" (strings point into the JSON). */
+typedef struct hf_rule {
     const char *from, *to;
     size_t from_len, to_len;
-} hf_replace;
+    bool strip;
+    uint32_t start, stop;    /* strip only */
+} hf_rule;
 
 /* Everything one load needs; the JSON tree outlives it. */
 typedef struct hf_ctx {
@@ -46,8 +50,9 @@ typedef struct hf_ctx {
     bool unigram;            /* model.vocab is [[piece, score], ...] */
     bool byte_level;
     bool byte_fallback;
-    hf_replace repl[HF_MAX_REPLACE];
-    uint32_t n_repl;
+    bool fused;              /* a Fuse decoder came: later ones see one text */
+    hf_rule rule[HF_MAX_RULES];
+    uint32_t n_rules;
     uint8_t *buf[2];         /* decode scratch, ping-pong for Replace rules */
     size_t cap;
 } hf_ctx;
@@ -165,19 +170,17 @@ static bool token_id(hf_ctx *c, const json_t *j, const char *where, uint32_t *id
 /* Pre-tokenizer and decoder: which spelling the vocabulary keys use       */
 /* ====================================================================== */
 
-static bool add_replace(hf_ctx *c, const char *path, const json_t *from, const char *to,
-                        size_t to_len)
+static bool add_rule(hf_ctx *c, const char *path, const hf_rule *r)
 {
-    if (c->n_repl == HF_MAX_REPLACE) {
-        hf_err(c, "%s: too many Replace/Metaspace decoders (limit %d)", path, HF_MAX_REPLACE);
+    if (c->n_rules == HF_MAX_RULES) {
+        hf_err(c, "%s: too many Replace/Metaspace/Strip decoders (limit %d)", path, HF_MAX_RULES);
         return false;
     }
-    if (json_string_length(from) == 0) {
-        hf_err(c, "%s: the pattern to replace is empty", path);
+    if (r->from_len == 0) {
+        hf_err(c, "%s: the pattern to %s is empty", path, r->strip ? "strip" : "replace");
         return false;
     }
-    c->repl[c->n_repl++] =
-        (hf_replace){json_string_value(from), to, json_string_length(from), to_len};
+    c->rule[c->n_rules++] = *r;
     return true;
 }
 
@@ -194,8 +197,11 @@ static bool decoder_replace(hf_ctx *c, const json_t *d, const char *path)
         hf_err(c, "%s: unsupported pattern (only {\"String\": ...} is supported)", sub);
         return false;
     }
-    return member(c, pattern, "String", sub, JSON_STRING, true, &from) &&
-           add_replace(c, path, from, json_string_value(to), json_string_length(to));
+    if (!member(c, pattern, "String", sub, JSON_STRING, true, &from))
+        return false;
+    hf_rule r = {json_string_value(from), json_string_value(to), json_string_length(from),
+                 json_string_length(to), false, 0, 0};
+    return add_rule(c, path, &r);
 }
 
 /* Metaspace -> {"replacement": "▁", ...}: the replacement reads as a space. */
@@ -204,7 +210,39 @@ static bool decoder_metaspace(hf_ctx *c, const json_t *d, const char *path)
     json_t *from;
     if (!member(c, d, "replacement", path, JSON_STRING, true, &from))
         return false;
-    return add_replace(c, path, from, " ", 1);
+    hf_rule r = {json_string_value(from), " ", json_string_length(from), 1, false, 0, 0};
+    return add_rule(c, path, &r);
+}
+
+/* A count in a decoder: a non-negative integer (huge ones act as "all"). */
+static bool count_member(hf_ctx *c, const json_t *d, const char *key, const char *path,
+                         uint32_t *out)
+{
+    json_t *j;
+    if (!member(c, d, key, path, JSON_INTEGER, true, &j))
+        return false;
+    json_int_t x = json_integer_value(j);
+    if (x < 0) {
+        hf_err(c, "%s.%s: %lld is negative", path, key, (long long)x);
+        return false;
+    }
+    *out = x > UINT32_MAX ? UINT32_MAX : (uint32_t)x;
+    return true;
+}
+
+/* Strip -> {"content": ch, "start": n, "stop": m}. After Fuse it trims the
+ * start and end of the whole text (not applied: tokens are mid-sequence);
+ * before, it trims every token. */
+static bool decoder_strip(hf_ctx *c, const json_t *d, const char *path)
+{
+    json_t *content;
+    hf_rule r = {NULL, NULL, 0, 0, true, 0, 0};
+    if (!member(c, d, "content", path, JSON_STRING, true, &content) ||
+        !count_member(c, d, "start", path, &r.start) || !count_member(c, d, "stop", path, &r.stop))
+        return false;
+    r.from = json_string_value(content);
+    r.from_len = json_string_length(content);
+    return c->fused || add_rule(c, path, &r);
 }
 
 static bool scan_decoder(hf_ctx *c, const json_t *d, const char *path, int depth);
@@ -254,9 +292,9 @@ static bool scan_pre(hf_ctx *c, const json_t *p, const char *path, int depth)
     return true;
 }
 
-/* Decoders that change token text are understood; those that only act at
- * the start or across tokens (Strip, Fuse) are irrelevant; anything else
- * would make the bytes wrong, so it is refused. */
+/* Decoders that change token text are understood; Fuse only joins tokens
+ * (what follows it acts on the whole text); anything else would make the
+ * bytes wrong, so it is refused. */
 static bool scan_decoder(hf_ctx *c, const json_t *d, const char *path, int depth)
 {
     const char *type = node_type(c, d, path);
@@ -272,7 +310,11 @@ static bool scan_decoder(hf_ctx *c, const json_t *d, const char *path, int depth
         return decoder_replace(c, d, path);
     else if (strcmp(type, "Metaspace") == 0)
         return decoder_metaspace(c, d, path);
-    else if (strcmp(type, "Fuse") != 0 && strcmp(type, "Strip") != 0) {
+    else if (strcmp(type, "Strip") == 0)
+        return decoder_strip(c, d, path);
+    else if (strcmp(type, "Fuse") == 0)
+        c->fused = true;
+    else {
         hf_err(c, "%s.type: unsupported decoder \"%s\"", path, type);
         return false;
     }
@@ -391,7 +433,7 @@ static int hex_value(unsigned char ch)
 }
 
 /* Applies one Replace rule to c->buf[0][0..n) through c->buf[1]. */
-static bool apply_replace(hf_ctx *c, const hf_replace *r, uint32_t *n)
+static bool apply_replace(hf_ctx *c, const hf_rule *r, uint32_t *n)
 {
     size_t worst = r->to_len > r->from_len ? (*n / r->from_len + 1) * r->to_len + *n : *n;
     if (!reserve(c, worst + 1))
@@ -414,8 +456,21 @@ static bool apply_replace(hf_ctx *c, const hf_replace *r, uint32_t *n)
     return k <= UINT32_MAX;
 }
 
+/* Applies one Strip rule to c->buf[0][0..n) in place. */
+static void apply_strip(hf_ctx *c, const hf_rule *r, uint32_t *n)
+{
+    uint8_t *s = c->buf[0];
+    size_t lo = 0, hi = *n, w = r->from_len;
+    for (uint32_t i = 0; i < r->start && hi - lo >= w && memcmp(s + lo, r->from, w) == 0; i++)
+        lo += w;
+    for (uint32_t i = 0; i < r->stop && hi - lo >= w && memcmp(s + hi - w, r->from, w) == 0; i++)
+        hi -= w;
+    memmove(s, s + lo, hi - lo);
+    *n = (uint32_t)(hi - lo);
+}
+
 /* SentencePiece-style text: "<0xNN>" (with byte fallback) or the key with
- * the decoder's Replace rules applied in order. */
+ * the decoder's per-token rules applied in order. */
 static hf_decode_err decode_text(hf_ctx *c, const uint8_t *s, size_t n, uint32_t *len)
 {
     if (c->byte_fallback && n >= 4 && memcmp(s, "<0x", 3) == 0 && s[n - 1] == '>') {
@@ -428,9 +483,12 @@ static hf_decode_err decode_text(hf_ctx *c, const uint8_t *s, size_t n, uint32_t
     }
     memcpy(c->buf[0], s, n);
     *len = (uint32_t)n;
-    for (uint32_t i = 0; i < c->n_repl; i++)
-        if (!apply_replace(c, &c->repl[i], len))
+    for (uint32_t i = 0; i < c->n_rules; i++) {
+        if (c->rule[i].strip)
+            apply_strip(c, &c->rule[i], len);
+        else if (!apply_replace(c, &c->rule[i], len))
             return DEC_NOMEM;
+    }
     return DEC_OK;
 }
 
