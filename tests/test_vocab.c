@@ -249,6 +249,23 @@ START_TEST(test_added_overrides_model)
 }
 END_TEST
 
+START_TEST(test_only_special_tokens)
+{
+    gcg_vocab v;
+    gcg_diag d;
+    ck_assert_int_eq(hf_mem("{\"added_tokens\": [{\"id\": 1, \"content\": \"x\", \"special\": true}],"
+                            " \"model\": {\"type\": \"Unigram\", \"vocab\": []}}",
+                            NULL, NULL, 0, &v, &d),
+                     GCG_OK);
+    ck_assert_uint_eq(v.n_tokens, 2);
+    SPECIAL(&v, 0);
+    SPECIAL(&v, 1);
+    ck_assert_uint_eq(v.offsets[2], 0);
+    gcg_vocab_free(&v);
+    gcg_diag_free(&d);
+}
+END_TEST
+
 START_TEST(test_plain_bpe_keys_are_utf8)
 {
     gcg_vocab v;
@@ -306,6 +323,26 @@ START_TEST(test_replace_rules_in_order)
     ck_assert_int_eq(hf_mem(json, NULL, NULL, 0, &v, &d), GCG_OK);
     TOKEN(&v, 0, " c", 0);          /* ab▁c -> bbb▁c -> ▁c -> " c" */
     TOKEN(&v, 1, " ", 0);
+    gcg_vocab_free(&v);
+    gcg_diag_free(&d);
+}
+END_TEST
+
+START_TEST(test_strip_per_token_until_fuse)
+{
+    gcg_vocab v;
+    gcg_diag d;
+    const char *json = DECV("{\"type\": \"Sequence\", \"decoders\": ["
+                            "{\"type\": \"Replace\", \"pattern\": {\"String\": \"\\u2581\"}, \"content\": \" \"},"
+                            "{\"type\": \"Strip\", \"content\": \" \", \"start\": 1, \"stop\": 0},"
+                            "{\"type\": \"Strip\", \"content\": \"b\", \"start\": 0, \"stop\": 2},"
+                            "{\"type\": \"Fuse\"},"
+                            "{\"type\": \"Strip\", \"content\": \"a\", \"start\": 9, \"stop\": 9}]}",
+                            "{\"\\u2581\\u2581ab\\u2581\": 0, \"abbb\": 1, \"\\u2581a\": 2}");
+    ck_assert_int_eq(hf_mem(json, NULL, NULL, 0, &v, &d), GCG_OK);
+    TOKEN(&v, 0, " ab ", 0);
+    TOKEN(&v, 1, "ab", 0);
+    TOKEN(&v, 2, "a", 0);
     gcg_vocab_free(&v);
     gcg_diag_free(&d);
 }
@@ -493,6 +530,12 @@ static const err_case hf_errors[] = {
     {DEC("{\"type\": \"Replace\", \"pattern\": \"x\", \"content\": \"y\"}"), 0, 0,
      "decoder.pattern: expected an object, found a string"},
     {DEC("{\"type\": \"Metaspace\"}"), 0, 0, "decoder.replacement: missing (expected a string)"},
+    {DEC("{\"type\": \"Strip\", \"content\": \" \", \"start\": -1, \"stop\": 0}"), 0, 0,
+     "decoder.start: -1 is negative"},
+    {DEC("{\"type\": \"Strip\", \"content\": \" \", \"start\": 1}"), 0, 0,
+     "decoder.stop: missing (expected an integer)"},
+    {DEC("{\"type\": \"Strip\", \"content\": \"\", \"start\": 1, \"stop\": 1}"), 0, 0,
+     "decoder: the pattern to strip is empty"},
 };
 #define N_HF_ERRORS (sizeof hf_errors / sizeof hf_errors[0])
 
@@ -554,7 +597,7 @@ START_TEST(test_too_many_replace_rules)
     gcg_vocab v;
     gcg_diag d;
     ck_assert_int_eq(hf_mem(json, NULL, NULL, 0, &v, &d), GCG_ERR_FORMAT);
-    assert_error(&d, 0, 0, "decoder.decoders[8]: too many Replace/Metaspace decoders (limit 8)");
+    assert_error(&d, 0, 0, "decoder.decoders[8]: too many Replace/Metaspace/Strip decoders (limit 8)");
     gcg_diag_free(&d);
     free(json);
 }
@@ -655,8 +698,8 @@ START_TEST(test_skim_refusals_still_load)
         MERGES_HEAD "{\"a\": 1}]}}",
         "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merg\\u0065s\": [\"a b\"]}}",
         "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}}",
-        "{\"merges\": [1], \"model\": {\"merges\": [\"\\n\\t\\/\\\\ \\\"\", [], [\"x\", \"y\"]], "
-        "\"type\": \"BPE\", \"vocab\": {\"a\": 0}}}",
+        ("{\"merges\": [1], \"model\": {\"merges\": [\"\\n\\t\\/\\\\ \\\"\", [], [\"x\", \"y\"]], "
+         "\"type\": \"BPE\", \"vocab\": {\"a\": 0}}}"),
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gcg_vocab v;
@@ -702,6 +745,13 @@ START_TEST(test_hex_no_final_newline)
     gcg_diag_free(&d);
     ck_assert_int_eq(hex_mem("0123456789abcdef", 16, 0, &v, &d), GCG_OK);
     TOKEN(&v, 0, "\x01\x23\x45\x67\x89\xab\xcd\xef", 0);
+    gcg_vocab_free(&v);
+    gcg_diag_free(&d);
+    ck_assert_int_eq(hex_mem("-\n-", 3, 0, &v, &d), GCG_OK);
+    ck_assert_uint_eq(v.n_tokens, 2);
+    SPECIAL(&v, 0);
+    SPECIAL(&v, 1);
+    ck_assert_uint_eq(v.offsets[2], 0);
     gcg_vocab_free(&v);
     gcg_diag_free(&d);
 }
@@ -874,10 +924,12 @@ static Suite *vocab_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("hf_memory");
     tcase_add_test(tc, test_added_overrides_model);
+    tcase_add_test(tc, test_only_special_tokens);
     tcase_add_test(tc, test_plain_bpe_keys_are_utf8);
     tcase_add_test(tc, test_byte_fallback_from_decoder);
     tcase_add_test(tc, test_byte_level_from_pre_tokenizer);
     tcase_add_test(tc, test_replace_rules_in_order);
+    tcase_add_test(tc, test_strip_per_token_until_fuse);
     tcase_add_test(tc, test_replace_to_nothing_is_an_error);
     tcase_add_loop_test(tc, test_config_eos, 0, (int)N_EOS_CASES);
     tcase_add_test(tc, test_eos_given_skips_config);
