@@ -1,0 +1,232 @@
+/*
+ * measure.c — the timed replay loop (see measure.h for what is measured and
+ * which disagreements count as failures).
+ */
+#include "measure.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct run_ctx {
+    const gcg_artifact *art;
+    gcg_matcher *m;
+    uint32_t *mask, *bf_mask;
+    size_t words;
+    const uint32_t *eos;
+    uint32_t n_eos;
+    gcg_certificate cert;
+    bool timed, record;            /* push samples / record repeat-0 details  */
+    uint32_t bf_every;
+    size_t step;                   /* steps so far in this repeat              */
+    bench_samples mask_ns, commit_ns;
+    bench_samples allowed, bf_ns, bf_auto_ns;
+    bench_measure_result *r;
+} run_ctx;
+
+size_t bench_failures_total(const bench_failures *f) {
+    return f->rejected + f->not_in_mask + f->eos_refused + f->bf_mismatch + f->reads_over_cert + f->other;
+}
+
+/* Counts a failure in repeat 0 only: later repeats replay the same steps. */
+static void fail(run_ctx *c, size_t *counter, const char *fmt, ...) {
+    if (!c->record) return;
+    (*counter)++;
+    if (c->r->first_failure[0]) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->r->first_failure, sizeof c->r->first_failure, fmt, ap);
+    va_end(ap);
+}
+
+static bool bit(const uint32_t *mask, size_t words, uint32_t id) {
+    return id / 32 < words && (mask[id / 32] >> (id % 32) & 1u);
+}
+
+static uint64_t popcount(const uint32_t *w, size_t n) {
+    uint64_t c = 0;
+    for (size_t i = 0; i < n; i++) c += (uint64_t)__builtin_popcount(w[i]);
+    return c;
+}
+
+/* Repeat-0 bookkeeping after a fill that took auto_ns: counts, reads, brute force. */
+static void record_step(run_ctx *c, size_t seq, uint32_t pos, uint64_t auto_ns) {
+    bench_measure_result *r = c->r;
+    bench_samples_push(&c->allowed, popcount(c->mask, c->words));
+    gcg_mask_stats ms;
+    gcg_matcher_last_mask_stats(c->m, &ms);
+    if (ms.max_stack_reads > r->max_reads) r->max_reads = ms.max_stack_reads;
+    if (ms.frontier_nodes > r->max_frontier) r->max_frontier = ms.frontier_nodes;
+    if (ms.set_ops > r->max_set_ops) r->max_set_ops = ms.set_ops;
+    if (c->cert.bounded && ms.max_stack_reads > c->cert.max_stack_reads)
+        fail(c, &r->fail.reads_over_cert, "sequence %zu, token %u: %u stack reads, certificate bound %u", seq, pos,
+             ms.max_stack_reads, c->cert.max_stack_reads);
+    if (!c->bf_every || c->step % c->bf_every) return;
+    uint64_t t0 = bench_now_ns();
+    gcg_status st = gcg_matcher_fill_mask_bruteforce(c->m, c->bf_mask, c->words);
+    uint64_t dt = bench_now_ns() - t0;
+    if (st != GCG_OK) {
+        fail(c, &r->fail.other, "sequence %zu, token %u: fill_mask_bruteforce: %s", seq, pos, gcg_status_str(st));
+        return;
+    }
+    bench_samples_push(&c->bf_ns, dt);
+    bench_samples_push(&c->bf_auto_ns, auto_ns);
+    if (memcmp(c->bf_mask, c->mask, c->words * sizeof *c->mask))
+        fail(c, &r->fail.bf_mismatch, "sequence %zu, token %u: automaton mask differs from brute force (%llu vs %llu "
+             "tokens)", seq, pos, (unsigned long long)popcount(c->mask, c->words),
+             (unsigned long long)popcount(c->bf_mask, c->words));
+}
+
+/* One timed fill; false when the runtime failed. */
+static bool step_fill(run_ctx *c, size_t seq, uint32_t pos) {
+    uint64_t t0 = bench_now_ns();
+    gcg_status st = gcg_matcher_fill_mask(c->m, c->mask, c->words);
+    uint64_t dt = bench_now_ns() - t0;
+    if (st != GCG_OK) {
+        fail(c, &c->r->fail.other, "sequence %zu, token %u: fill_mask: %s", seq, pos, gcg_status_str(st));
+        return false;
+    }
+    if (c->timed) bench_samples_push(&c->mask_ns, dt);
+    if (c->record) record_step(c, seq, pos, dt);
+    c->step++;
+    return true;
+}
+
+static bool step_commit(run_ctx *c, size_t seq, uint32_t pos, uint32_t tok) {
+    bool allowed = bit(c->mask, c->words, tok);
+    uint64_t t0 = bench_now_ns();
+    gcg_status st = gcg_matcher_commit(c->m, tok);
+    uint64_t dt = bench_now_ns() - t0;
+    if (st != GCG_OK) {
+        fail(c, &c->r->fail.rejected, "sequence %zu, token %u (id %u): commit: %s%s", seq, pos, tok,
+             gcg_status_str(st), allowed ? " although the mask allows it" : "");
+        return false;
+    }
+    if (c->timed) bench_samples_push(&c->commit_ns, dt);
+    if (!allowed)
+        fail(c, &c->r->fail.not_in_mask, "sequence %zu, token %u (id %u): committed but not in the mask", seq, pos,
+             tok);
+    return true;
+}
+
+/* EOS after the last fill: allowed by the mask (or complete, without EOS ids) and committable. */
+static void step_eos(run_ctx *c, size_t seq, uint32_t pos) {
+    uint32_t id = c->n_eos ? c->eos[0] : UINT32_MAX;
+    for (uint32_t i = 0; i < c->n_eos; i++)
+        if (bit(c->mask, c->words, c->eos[i])) id = c->eos[i];
+    bool allowed = c->n_eos ? bit(c->mask, c->words, id) : gcg_matcher_is_complete(c->m);
+    uint64_t t0 = bench_now_ns();
+    gcg_status st = c->n_eos ? gcg_matcher_commit(c->m, id) : gcg_matcher_commit_eos(c->m);
+    uint64_t dt = bench_now_ns() - t0;
+    if (st != GCG_OK || !allowed) {
+        fail(c, &c->r->fail.eos_refused, "sequence %zu, after token %u: EOS %s", seq, pos,
+             st != GCG_OK ? gcg_status_str(st) : "committed but not in the mask");
+        return;
+    }
+    if (c->timed) bench_samples_push(&c->commit_ns, dt);
+}
+
+static void replay(run_ctx *c, const bench_seqset *s, size_t i) {
+    const bench_seq *q = &s->seq[i];
+    const uint32_t *tok = bench_seqset_tokens(s, i);
+    gcg_matcher_reset(c->m);
+    for (uint32_t pos = 0;; pos++) {
+        if (!step_fill(c, i, pos)) return;
+        if (pos == q->n) break;
+        if (!step_commit(c, i, pos, tok[pos])) return;
+    }
+    if (q->eos) step_eos(c, i, q->n);
+    if (c->record) {
+        size_t mem = gcg_matcher_memory(c->m);
+        if (mem > c->r->memory_max) c->r->memory_max = mem;
+    }
+}
+
+static void warm_up(run_ctx *c, const bench_seqset *s, uint32_t steps) {
+    c->timed = c->record = false;
+    c->step = 0;
+    for (size_t i = 0; s->n_seq && c->step < steps; i = (i + 1) % s->n_seq) {
+        size_t before = c->step;
+        replay(c, s, i);
+        if (c->step == before) break;  /* nothing replays: avoid spinning */
+    }
+}
+
+static void summarize_bf(run_ctx *c) {
+    bench_measure_result *r = c->r;
+    bench_summary b, a;
+    bench_summarize(&c->bf_ns, &b);
+    bench_summarize(&c->bf_auto_ns, &a);
+    r->bf_steps = b.n;
+    r->bf_mean_ns = b.mean;
+    r->bf_p50_ns = (double)b.p50;
+    r->auto_mean_ns = a.mean;
+    r->auto_p50_ns = (double)a.p50;
+    r->bf_ratio = a.mean > 0 ? b.mean / a.mean : 0;
+    r->bf_ratio_p50 = a.p50 > 0 ? (double)b.p50 / (double)a.p50 : 0;
+}
+
+static gcg_status run_repeats(run_ctx *c, const bench_seqset *s, const bench_measure_options *opt) {
+    bench_measure_result *r = c->r;
+    for (uint32_t rep = 0; rep < r->repeats; rep++) {
+        bench_samples_clear(&c->mask_ns);
+        bench_samples_clear(&c->commit_ns);
+        c->timed = true;
+        c->record = rep == 0;
+        c->step = 0;
+        for (size_t i = 0; i < s->n_seq; i++) replay(c, s, i);
+        if (!bench_summarize(&c->mask_ns, &r->mask_rep[rep]) || !bench_summarize(&c->commit_ns, &r->commit_rep[rep]))
+            return GCG_ERR_NOMEM;
+        if (rep == 0) {
+            r->steps = c->mask_ns.n;
+            r->commits = c->commit_ns.n;
+            bench_summarize(&c->allowed, &r->allowed);
+            summarize_bf(c);
+            if (opt->keep_steps) {
+                r->mask0 = c->mask_ns;
+                r->commit0 = c->commit_ns;
+                bench_samples_init(&c->mask_ns);
+                bench_samples_init(&c->commit_ns);
+            }
+        }
+    }
+    bench_combine(r->mask_rep, r->repeats, &r->mask);
+    bench_combine(r->commit_rep, r->repeats, &r->commit);
+    return GCG_OK;
+}
+
+gcg_status bench_measure_run(const gcg_artifact *art, const bench_seqset *seqs, const bench_measure_options *opt,
+                             bench_measure_result *r) {
+    memset(r, 0, sizeof *r);
+    r->repeats = opt->repeats < 1 ? 1 : opt->repeats > BENCH_MAX_REPEATS ? BENCH_MAX_REPEATS : opt->repeats;
+    run_ctx c = {.art = art, .words = gcg_artifact_mask_words(art), .bf_every = opt->bf_every, .r = r};
+    c.eos = gcg_artifact_eos(art, &c.n_eos);
+    if (gcg_artifact_certificate(art, &c.cert) != GCG_OK) c.cert.bounded = false;
+    gcg_status st = gcg_matcher_new(art, NULL, &c.m);
+    if (st != GCG_OK) return st;
+    c.mask = calloc(c.words + 1, sizeof *c.mask);
+    c.bf_mask = calloc(c.words + 1, sizeof *c.bf_mask);
+    size_t total = seqs->n_tok + 2 * seqs->n_seq;
+    if (!c.mask || !c.bf_mask || !bench_samples_reserve(&c.mask_ns, total) ||
+        !bench_samples_reserve(&c.commit_ns, total) || !bench_samples_reserve(&c.allowed, total)) {
+        st = GCG_ERR_NOMEM;
+    } else {
+        warm_up(&c, seqs, opt->warmup_steps);
+        st = run_repeats(&c, seqs, opt);
+    }
+    bench_samples_free(&c.mask_ns);
+    bench_samples_free(&c.commit_ns);
+    bench_samples_free(&c.allowed);
+    bench_samples_free(&c.bf_ns);
+    bench_samples_free(&c.bf_auto_ns);
+    free(c.mask);
+    free(c.bf_mask);
+    gcg_matcher_free(c.m);
+    return st;
+}
+
+void bench_measure_free(bench_measure_result *r) {
+    bench_samples_free(&r->mask0);
+    bench_samples_free(&r->commit0);
+}
