@@ -354,9 +354,8 @@ gcg_status gcg_vk_upload_masks(gcg_vk_buffer *dst, VkDeviceSize offset, const ui
  * must be a multiple of 4. Record a TRANSFER -> COMPUTE_SHADER barrier before
  * the plan (section 4). Meant for the few hundred KiB of a decode step's
  * masks, not for bulk data. Errors: GCG_ERR_ARG. */
-gcg_status gcg_vk_cmd_upload_masks(const gcg_vk_context *ctx, VkCommandBuffer cmd,
-                                   gcg_vk_region dst, const uint32_t *masks, size_t n_words,
-                                   gcg_error *err);
+gcg_status gcg_vk_cmd_upload_masks(VkCommandBuffer cmd, gcg_vk_region dst,
+                                   const uint32_t *masks, size_t n_words, gcg_error *err);
 
 /* ===================================================================== */
 /* 6. Runners: submit and wait                                            */

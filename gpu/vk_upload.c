@@ -39,11 +39,10 @@ gcg_status gcg_vk_upload_masks(gcg_vk_buffer *dst, VkDeviceSize offset, const ui
     return GCG_OK;
 }
 
-gcg_status gcg_vk_cmd_upload_masks(const gcg_vk_context *ctx, VkCommandBuffer cmd,
-                                   gcg_vk_region dst, const uint32_t *masks, size_t n_words,
-                                   gcg_error *err)
+gcg_status gcg_vk_cmd_upload_masks(VkCommandBuffer cmd, gcg_vk_region dst,
+                                   const uint32_t *masks, size_t n_words, gcg_error *err)
 {
-    if (!ctx || !cmd || !dst.buffer || (!masks && n_words > 0) || dst.offset % 4 != 0)
+    if (!cmd || !dst.buffer || (!masks && n_words > 0) || dst.offset % 4 != 0)
         return gcg_error_set(err, GCG_ERR_ARG, GCG_NO_OFFSET,
                              "gcg_vk_cmd_upload_masks: NULL argument or offset not a "
                              "multiple of 4");

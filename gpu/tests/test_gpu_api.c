@@ -131,9 +131,8 @@ static void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags
 enum { OFF_MASKS = 2400100, OFF_SCALES = 2480008, OFF_ARGMAX = 2480036, CALLER_BYTES = 2480100 };
 
 /* Records upload + masking (fused or not) + a host barrier, submits, waits. */
-static void caller_run(const caller_gpu *g, const gcg_vk_context *ctx, const gcg_vk_plan *plan,
-                       VkBuffer buf, const uint32_t *masks, size_t n_words, uint32_t rows,
-                       bool fused)
+static void caller_run(const caller_gpu *g, const gcg_vk_plan *plan, VkBuffer buf,
+                       const uint32_t *masks, size_t n_words, uint32_t rows, bool fused)
 {
     VkDevice d = g->dev.device;
     VkCommandPool pool;
@@ -149,8 +148,8 @@ static void caller_run(const caller_gpu *g, const gcg_vk_context *ctx, const gcg
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     ck_assert_int_eq(vkBeginCommandBuffer(cmd, &bi), VK_SUCCESS);
     gcg_error err = {0};
-    gcg_status st = gcg_vk_cmd_upload_masks(ctx, cmd, (gcg_vk_region){buf, OFF_MASKS}, masks,
-                                            n_words, &err);
+    gcg_status st = gcg_vk_cmd_upload_masks(cmd, (gcg_vk_region){buf, OFF_MASKS}, masks, n_words,
+                                            &err);
     ck_assert_msg(st == GCG_OK, "upload: %s", err.msg);
     barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
@@ -211,7 +210,7 @@ static void check_caller_path(const caller_gpu *g, gcg_vk_context *ctx, gcg_vk_d
     gcg_error err = {0};
     gcg_status st = gcg_vk_plan_create(ctx, &pd, &plan, &err);
     ck_assert_msg(st == GCG_OK, "plan: %s", err.msg);
-    caller_run(g, ctx, plan, b.buf, masks, (size_t)shape.rows * words, 3, fused);
+    caller_run(g, plan, b.buf, masks, (size_t)shape.rows * words, 3, fused);
     tl_assert_logits(&packed, logits, want, fused ? "caller fused" : "caller mask");
     ck_assert_mem_eq(b.map + OFF_MASKS, masks, (size_t)shape.rows * words * 4);
     if (fused)
