@@ -23,7 +23,6 @@
 
 #include <xxhash.h>
 
-#include "artifact.h"
 #include "container.h"
 #include "gcg.h"
 
