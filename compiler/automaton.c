@@ -33,6 +33,20 @@ static bool vpush(vec *a, uint32_t x)
     return true;
 }
 
+static bool vreserve(vec *a, uint32_t extra)
+{
+    if (a->n + extra <= a->cap)
+        return true;
+    uint32_t c = a->cap ? a->cap : 256;
+    while (c < a->n + extra)
+        c *= 2;
+    uint32_t *q = realloc(a->v, (size_t)c * sizeof *q);
+    if (!q)
+        return false;
+    a->v = q, a->cap = c;
+    return true;
+}
+
 /* Open-addressing map from 64-bit keys to uint32 values. */
 typedef struct map64 { uint64_t *k; uint32_t *v; uint32_t n, cap; } map64;
 
@@ -77,7 +91,6 @@ typedef struct frame { uint32_t node, child, start, end; } frame;
 typedef struct ctx {
     const cfg *g;
     const lr_tables *lr;
-    const uint8_t *class_of;
     const gcg_vocab *v;
     const token_trie *trie;
     gcg_diag *diag;
@@ -204,95 +217,132 @@ static uint32_t consensus(ctx *c, uint32_t ref, uint32_t depth, uint32_t lhs)
 
 /* ---- symbolic simulation of one byte ------------------------------------ */
 
-static bool work_push(ctx *c, uint32_t o, const uint32_t *k, uint32_t n, uint32_t extra)
-{
-    bool ok = vpush(&c->work, o) && vpush(&c->work, n + (extra != NONE));
-    for (uint32_t i = 0; i < n && ok; i++)
-        ok = vpush(&c->work, k[i]);
-    if (ok && extra != NONE)
-        ok = vpush(&c->work, extra);
-    return (ok && vpush(&c->work, n + (extra != NONE) + 2)) || fail(c, GCG_ERR_NOMEM);
-}
-
 static bool add_config(ctx *c, uint32_t node, uint32_t lhs, uint32_t skip)
 {
     return (vpush(&c->cfgs, node) && vpush(&c->cfgs, lhs) && vpush(&c->cfgs, skip)) ||
            fail(c, GCG_ERR_NOMEM);
 }
 
-/* Reduction by p on a stack [o, k, K...] (K at w[2..]). */
-static void sim_reduce(ctx *c, const uint32_t *w, uint32_t p, uint32_t node)
+#define MAX_KNOWN 512 /* symbolic stack entries inside one token (a guard) */
+
+/* Reduction by p applied in place to the stack w = [o, k, K...]. Returns
+ * false when the stack ends here: the goto is dead, or the outcome depends on
+ * the real stack (a read configuration is recorded for trie node `node`). */
+static bool sim_reduce(ctx *c, uint32_t *w, uint32_t p, uint32_t node)
 {
     const lr_tables *t = c->lr;
     uint32_t o = w[0], k = w[1], len = t->prod_len[p], lhs = t->prod_lhs[p];
-    const uint32_t *K = w + 2;
+    uint32_t to;
     if (len < k) { /* inside the known part */
-        uint32_t to = t->go[(size_t)K[k - 1 - len] * t->n_nts + lhs];
-        if (to != GCG_NO_GOTO)
-            work_push(c, o, K, k - len, to);
-        return;
+        to = t->go[(size_t)w[2 + k - 1 - len] * t->n_nts + lhs];
+        w[1] = k - len + 1;
+        w[2 + k - len] = to;
+        return to != GCG_NO_GOTO;
     }
-    uint64_t depth = (uint64_t)o + (len - k); /* real entry exposed */
+    uint64_t depth = (uint64_t)o + (len - k); /* the real entry exposed */
     if (depth == 0) {
-        uint32_t to = t->go[(size_t)c->ref * t->n_nts + lhs];
-        if (to != GCG_NO_GOTO)
-            work_push(c, 0, NULL, 0, to);
-        return;
-    }
-    if (depth > MAX_DEPTH) {
+        to = t->go[(size_t)c->ref * t->n_nts + lhs];
+    } else if (depth > MAX_DEPTH) {
         gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "a reduction pops more than %u stack entries", MAX_DEPTH);
-        fail(c, GCG_ERR_LIMIT);
+        return fail(c, GCG_ERR_LIMIT);
+    } else {
+        to = consensus(c, c->ref, (uint32_t)depth, lhs);
+        if (to == READ)
+            return add_config(c, node, lhs, (uint32_t)depth - 1) && false;
+        if (to == DEAD)
+            return false;
+    }
+    w[0] = (uint32_t)depth, w[1] = 1, w[2] = to;
+    return to != GCG_NO_GOTO;
+}
+
+static bool emit_shift(ctx *c, const uint32_t *w, uint32_t to)
+{
+    uint32_t k = w[1];
+    if (!vreserve(&c->arena, k + 3))
+        return fail(c, GCG_ERR_NOMEM);
+    uint32_t *dst = c->arena.v + c->arena.n;
+    memcpy(dst, w, ((size_t)k + 2) * sizeof *dst);
+    dst[1] = k + 1, dst[2 + k] = to;
+    c->arena.n += k + 3;
+    return true;
+}
+
+static bool work_save(ctx *c, const uint32_t *w)
+{
+    uint32_t len = w[1] + 2;
+    if (!vreserve(&c->work, len + 1))
+        return fail(c, GCG_ERR_NOMEM);
+    memcpy(c->work.v + c->work.n, w, (size_t)len * sizeof *w);
+    c->work.v[c->work.n + len] = len;
+    c->work.n += len + 1;
+    return true;
+}
+
+static bool work_load(ctx *c, uint32_t *w)
+{
+    if (c->work.n == 0)
+        return false;
+    uint32_t len = c->work.v[c->work.n - 1];
+    c->work.n -= len + 1;
+    memcpy(w, c->work.v + c->work.n, (size_t)len * sizeof *w);
+    return true;
+}
+
+/* One action of a conflict list, on a copy of w (forks go to the work list). */
+static void sim_fork(ctx *c, const uint32_t *w, uint32_t a, uint32_t node)
+{
+    uint32_t copy[2 + MAX_KNOWN + 1];
+    if (GCG_ACT_KIND(a) == GCG_ACT_SHIFT) {
+        emit_shift(c, w, GCG_ACT_ARG(a));
         return;
     }
-    uint32_t r = consensus(c, c->ref, (uint32_t)depth, lhs);
-    if (r == READ)
-        add_config(c, node, lhs, (uint32_t)depth - 1);
-    else if (r != DEAD)
-        work_push(c, (uint32_t)depth, NULL, 0, r);
+    if (GCG_ACT_KIND(a) != GCG_ACT_REDUCE || GCG_ACT_ARG(a) == 0)
+        return;
+    memcpy(copy, w, ((size_t)w[1] + 2) * sizeof *w);
+    if (sim_reduce(c, copy, GCG_ACT_ARG(a), node))
+        work_save(c, copy);
 }
 
 /* All reductions byte class `cls` triggers on stack `sim`, then its shifts:
- * the shifted stacks are appended to the arena, reads go to cfgs. */
+ * the shifted stacks are appended to the arena, reads go to cfgs. A single
+ * action is applied in place; only GLR conflicts fork a copy. */
 static void sim_byte(ctx *c, uint32_t sim, uint32_t cls, uint32_t node)
 {
     const lr_tables *t = c->lr;
+    uint32_t w[2 + MAX_KNOWN + 1];
+    uint32_t len = c->arena.v[sim + 1] + 2;
+    memcpy(w, c->arena.v + sim, (size_t)len * sizeof *w);
     c->work.n = 0;
-    uint32_t o = c->arena.v[sim], k = c->arena.v[sim + 1];
-    if (!work_push(c, o, c->arena.v + sim + 2, k, NONE))
-        return;
-    for (uint32_t steps = 0; c->work.n && c->st == GCG_OK; steps++) {
-        if (steps > MAX_SIM_WORK) {
-            gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "mask simulation does not terminate");
+    for (uint32_t steps = 0; c->st == GCG_OK; steps++) {
+        if (steps > MAX_SIM_WORK || w[1] >= MAX_KNOWN) {
+            gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0,
+                         "mask simulation exceeded its limits (%u steps, %u stack entries in one token)",
+                         MAX_SIM_WORK, MAX_KNOWN);
             fail(c, GCG_ERR_LIMIT);
             return;
         }
-        uint32_t len = c->work.v[c->work.n - 1], at = c->work.n - 1 - len;
-        uint32_t w[2 + 512];
-        if (len - 2 > 512) {
-            gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "symbolic stack deeper than 512 inside one token");
-            fail(c, GCG_ERR_LIMIT);
-            return;
-        }
-        memcpy(w, c->work.v + at, (size_t)len * sizeof *w);
-        c->work.n = at;
         uint32_t top = w[1] ? w[1 + w[1]] : c->ref;
         uint32_t a = t->action[(size_t)top * t->n_terms + cls];
-        const uint32_t *list = &a;
-        uint32_t cnt = 1;
-        if (GCG_ACT_KIND(a) == GCG_ACT_MULTI)
-            list = t->multi + GCG_ACT_ARG(a) + 1, cnt = t->multi[GCG_ACT_ARG(a)];
-        for (uint32_t i = 0; i < cnt; i++) {
-            uint32_t arg = GCG_ACT_ARG(list[i]);
-            if (GCG_ACT_KIND(list[i]) == GCG_ACT_SHIFT) {
-                bool ok = vpush(&c->arena, w[0]) && vpush(&c->arena, w[1] + 1);
-                for (uint32_t j = 0; j < w[1] && ok; j++)
-                    ok = vpush(&c->arena, w[2 + j]);
-                if (!(ok && vpush(&c->arena, arg)))
-                    fail(c, GCG_ERR_NOMEM);
-            } else if (GCG_ACT_KIND(list[i]) == GCG_ACT_REDUCE && arg != 0) {
-                sim_reduce(c, w, arg, node);
-            }
+        bool alive = false;
+        switch (GCG_ACT_KIND(a)) {
+        case GCG_ACT_SHIFT:
+            emit_shift(c, w, GCG_ACT_ARG(a));
+            break;
+        case GCG_ACT_REDUCE:
+            alive = GCG_ACT_ARG(a) != 0 && sim_reduce(c, w, GCG_ACT_ARG(a), node);
+            break;
+        case GCG_ACT_MULTI: {
+            const uint32_t *m = t->multi + GCG_ACT_ARG(a);
+            for (uint32_t i = 1; i <= m[0]; i++)
+                sim_fork(c, w, m[i], node);
+            break;
         }
+        default:
+            break;
+        }
+        if (!alive && !work_load(c, w))
+            return;
     }
 }
 
@@ -326,7 +376,7 @@ static void accept_node(ctx *c, uint32_t node)
  * processing that byte from the stacks in [from, end), continue below. */
 static bool enter_child(ctx *c, uint32_t child, uint32_t from, uint32_t end)
 {
-    uint32_t start = c->arena.n, cls = c->class_of[c->trie->byte[child]];
+    uint32_t start = c->arena.n, cls = c->trie->byte[child];
     for (uint32_t s = from; s < end && c->st == GCG_OK; s += c->arena.v[s + 1] + 2)
         sim_byte(c, s, cls, child);
     c->out->sim_steps++;
@@ -654,12 +704,12 @@ static void ctx_free(ctx *c)
         free(ms[i]->k), free(ms[i]->v);
 }
 
-gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const uint8_t class_of[256],
-                               const gcg_vocab *v, const token_trie *trie, const char *const *rule_names,
+gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_vocab *v,
+                               const token_trie *trie, const char *const *rule_names,
                                mask_automaton *out, gcg_diag *diag)
 {
     memset(out, 0, sizeof *out);
-    ctx c = {.g = g, .lr = lr, .class_of = class_of, .v = v, .trie = trie, .diag = diag, .out = out};
+    ctx c = {.g = g, .lr = lr, .v = v, .trie = trie, .diag = diag, .out = out};
     out->n_tokens = v->n_tokens;
     out->words = (v->n_tokens + 31) / 32;
     uint32_t max_depth = 0;

@@ -51,8 +51,9 @@ typedef struct mask_automaton {
     uint64_t sim_steps;           /* trie-edge visits during construction      */
 } mask_automaton;
 
-gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const uint8_t class_of[256],
-                               const gcg_vocab *v, const token_trie *trie, const char *const *rule_names,
+/* `trie` is the class trie (edges labelled by byte class). */
+gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_vocab *v,
+                               const token_trie *trie, const char *const *rule_names,
                                mask_automaton *out, gcg_diag *diag);
 void gcg_automaton_free(mask_automaton *a);
 

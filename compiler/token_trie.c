@@ -4,7 +4,8 @@
 
 #include "token_trie.h"
 
-/* Insertion trie with first-child / next-sibling links, sorted by byte. */
+/* Insertion trie: children found through a hash table keyed by
+ * (parent, label), listed unsorted; flatten() sorts each node's children. */
 typedef struct ins_node {
     uint32_t child, sibling, first_tok;
     uint8_t byte;
@@ -14,28 +15,56 @@ typedef struct ins_trie {
     ins_node *n;
     uint32_t count, cap;
     uint32_t *tok_next; /* per token: next token ending at the same node */
+    uint64_t *keys;     /* (parent << 8 | label) + 1, 0 = empty           */
+    uint32_t *vals;
+    uint32_t hcap;
 } ins_trie;
+
+static uint32_t slot_of(const ins_trie *t, uint64_t key)
+{
+    uint32_t h = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (t->hcap - 1);
+    while (t->keys[h] && t->keys[h] != key)
+        h = (h + 1) & (t->hcap - 1);
+    return h;
+}
+
+static bool rehash(ins_trie *t)
+{
+    uint32_t old = t->hcap, cap = old ? old * 2 : 1u << 16;
+    uint64_t *k = calloc(cap, sizeof *k), *ok = t->keys;
+    uint32_t *v = malloc((size_t)cap * sizeof *v), *ov = t->vals;
+    if (!k || !v) {
+        free(k), free(v);
+        return false;
+    }
+    t->keys = k, t->vals = v, t->hcap = cap;
+    for (uint32_t i = 0; i < old; i++)
+        if (ok[i]) {
+            uint32_t h = slot_of(t, ok[i]);
+            k[h] = ok[i], v[h] = ov[i];
+        }
+    free(ok), free(ov);
+    return true;
+}
 
 static uint32_t ins_child(ins_trie *t, uint32_t parent, uint8_t b)
 {
-    uint32_t *link = &t->n[parent].child;
-    while (*link != UINT32_MAX && t->n[*link].byte < b)
-        link = &t->n[*link].sibling;
-    if (*link != UINT32_MAX && t->n[*link].byte == b)
-        return *link;
+    uint64_t key = (((uint64_t)parent << 8) | b) + 1;
+    if (2 * (t->count + 1) > t->hcap && !rehash(t))
+        return UINT32_MAX;
+    uint32_t h = slot_of(t, key);
+    if (t->keys[h])
+        return t->vals[h];
     if (t->count == t->cap) {
-        uint32_t cap = t->cap * 2;
-        ins_node *q = realloc(t->n, (size_t)cap * sizeof *q);
+        ins_node *q = realloc(t->n, (size_t)t->cap * 2 * sizeof *q);
         if (!q)
             return UINT32_MAX;
-        t->n = q, t->cap = cap;
-        link = &t->n[parent].child; /* re-find the link in the moved array */
-        while (*link != UINT32_MAX && t->n[*link].byte < b)
-            link = &t->n[*link].sibling;
+        t->n = q, t->cap *= 2;
     }
     uint32_t c = t->count++;
-    t->n[c] = (ins_node){UINT32_MAX, *link, UINT32_MAX, b};
-    *link = c;
+    t->n[c] = (ins_node){UINT32_MAX, t->n[parent].child, UINT32_MAX, b};
+    t->n[parent].child = c;
+    t->keys[h] = key, t->vals[h] = c;
     return c;
 }
 
@@ -68,15 +97,18 @@ static gcg_status flatten(const ins_trie *it, const gcg_vocab *v, token_trie *t)
         for (uint32_t k = it->n[in].first_tok; k != UINT32_MAX; k = it->tok_next[k])
             t->tokens[nt++] = k;
         open[n_open++] = id;
-        /* push children in reverse so the smallest byte is visited first */
-        uint32_t kids = 0;
-        for (uint32_t c = it->n[in].child; c != UINT32_MAX; c = it->n[c].sibling)
-            stack[sp++] = c, stack[sp++] = depth + 1, kids++;
-        for (uint32_t a = sp - 2 * kids, b = sp - 2; kids > 1 && a < b; a += 2, b -= 2) {
-            uint32_t x0 = stack[a], x1 = stack[a + 1];
-            stack[a] = stack[b], stack[a + 1] = stack[b + 1];
-            stack[b] = x0, stack[b + 1] = x1;
+        /* push children by descending label so the smallest is visited first */
+        uint32_t kids = 0, base = sp;
+        for (uint32_t c = it->n[in].child; c != UINT32_MAX; c = it->n[c].sibling) {
+            uint32_t j = base + 2 * kids;
+            while (j > base && it->n[stack[j - 2]].byte < it->n[c].byte) {
+                stack[j] = stack[j - 2], stack[j + 1] = stack[j - 1];
+                j -= 2;
+            }
+            stack[j] = c, stack[j + 1] = depth + 1;
+            kids++;
         }
+        sp += 2 * kids;
     }
     while (n_open)
         t->end[open[--n_open]] = next;
@@ -86,12 +118,13 @@ static gcg_status flatten(const ins_trie *it, const gcg_vocab *v, token_trie *t)
     return GCG_OK;
 }
 
-gcg_status gcg_trie_build(const gcg_vocab *v, token_trie *t)
+gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *t)
 {
     memset(t, 0, sizeof *t);
-    ins_trie it = {malloc(1024 * sizeof(ins_node)), 1, 1024, malloc(((size_t)v->n_tokens + 1) * 4)};
-    if (!it.n || !it.tok_next) {
-        free(it.n), free(it.tok_next);
+    ins_trie it = {malloc(1024 * sizeof(ins_node)), 1, 1024, malloc(((size_t)v->n_tokens + 1) * 4), NULL,
+                   NULL, 0};
+    if (!it.n || !it.tok_next || !rehash(&it)) {
+        free(it.n), free(it.tok_next), free(it.keys), free(it.vals);
         return GCG_ERR_NOMEM;
     }
     it.n[0] = (ins_node){UINT32_MAX, UINT32_MAX, UINT32_MAX, 0};
@@ -102,7 +135,7 @@ gcg_status gcg_trie_build(const gcg_vocab *v, token_trie *t)
             continue; /* no text: never allowed, so not in the trie */
         uint32_t node = 0;
         for (uint32_t i = v->offsets[k]; i < v->offsets[k + 1] && node != UINT32_MAX; i++)
-            node = ins_child(&it, node, v->bytes[i]);
+            node = ins_child(&it, node, label ? label[v->bytes[i]] : v->bytes[i]);
         if (node == UINT32_MAX) {
             st = GCG_ERR_NOMEM;
             break;
@@ -112,7 +145,7 @@ gcg_status gcg_trie_build(const gcg_vocab *v, token_trie *t)
     }
     if (st == GCG_OK)
         st = flatten(&it, v, t);
-    free(it.n), free(it.tok_next);
+    free(it.n), free(it.tok_next), free(it.keys), free(it.vals);
     if (st != GCG_OK)
         gcg_trie_free(t);
     return st;

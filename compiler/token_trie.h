@@ -18,7 +18,8 @@
 
 typedef struct token_trie {
     uint32_t n_nodes;      /* node 0 is the root (the empty prefix)            */
-    uint8_t *byte;         /* n_nodes: the byte on the edge into the node      */
+    uint8_t *byte;         /* n_nodes: the label on the edge into the node: the
+                              byte, or its byte class in a class trie          */
     uint32_t *depth;       /* n_nodes                                          */
     uint32_t *end;         /* n_nodes: subtree is [n, end[n])                  */
     uint32_t *tok_start;   /* n_nodes + 1: tokens ending at n are
@@ -27,7 +28,11 @@ typedef struct token_trie {
     uint32_t n_tokens;
 } token_trie;
 
-gcg_status gcg_trie_build(const gcg_vocab *v, token_trie *t);
+/* With `label` NULL the edges are bytes; otherwise byte b is labelled
+ * label[b], so tokens whose bytes fall in the same classes share a path (the
+ * mask automaton walks the class trie: the grammar cannot tell such tokens
+ * apart, and the trie is about half the size). */
+gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *t);
 void gcg_trie_free(token_trie *t);
 
 #endif /* GCG_TOKEN_TRIE_H */
