@@ -118,8 +118,9 @@ static gcg_status write_artifact(compilation *c, const char *src, size_t len,
     }
     gcg_emit_input in = {
         .grammar_src = src, .grammar_len = len, .root = opt->root_name,
+        .grammar_name = opt->grammar_name,
         .g = &c->g, .bc = &c->bc, .lr = &c->lr, .vocab = v,
-        .vocab_name = opt->vocab ? "tokenizer" : "bytes256",
+        .vocab_name = opt->vocab ? (opt->vocab_name ? opt->vocab_name : "tokenizer") : "bytes256",
     };
     gcg_writer w;
     gcg_writer_init(&w);

@@ -18,6 +18,8 @@
 
 typedef struct gcg_compile_options {
     const char *root_name;     /* start rule; NULL = "root"                         */
+    const char *grammar_name;  /* recorded in the artifact's metadata (file name)   */
+    const char *vocab_name;    /* recorded in the artifact's metadata (file name)   */
     const gcg_vocab *vocab;    /* NULL = the 256 single bytes                       */
     bool strict_latency;       /* an unbounded certificate is an error              */
     bool no_automaton;         /* skip the mask automaton (byte-level matching only) */

@@ -14,9 +14,10 @@ static gcg_status emit_meta(const gcg_emit_input *in, gcg_writer *w)
     if (in->vocab)
         vh = XXH3_64bits(in->vocab->bytes, in->vocab->offsets[in->vocab->n_tokens]);
     int n = snprintf(buf, sizeof buf,
-                     "compiler=gcgc %s\nroot=%s\ngrammar_xxh3=%016llx\nvocab=%s\nvocab_size=%u\n"
-                     "vocab_xxh3=%016llx\n",
-                     GCG_VERSION_STRING, in->root ? in->root : "root",
+                     "compiler=gcgc %s\ngrammar=%s\nroot=%s\ngrammar_xxh3=%016llx\nvocab=%s\n"
+                     "vocab_size=%u\nvocab_xxh3=%016llx\n",
+                     GCG_VERSION_STRING, in->grammar_name ? in->grammar_name : "-",
+                     in->root ? in->root : "root",
                      (unsigned long long)XXH3_64bits(in->grammar_src, in->grammar_len),
                      in->vocab_name ? in->vocab_name : "none", in->vocab ? in->vocab->n_tokens : 0,
                      (unsigned long long)vh);

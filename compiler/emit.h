@@ -18,6 +18,7 @@ typedef struct gcg_emit_input {
     const char *grammar_src;
     size_t grammar_len;
     const char *root;          /* start rule name                               */
+    const char *grammar_name;  /* for META                                       */
     const cfg *g;
     const byteclass *bc;
     const lr_tables *lr;
