@@ -8,8 +8,8 @@
  *    (a character outside the alphabet is an error, not dropped);
  *  - otherwise (SentencePiece style, BPE or Unigram): keys are UTF-8 text;
  *    the decoder's Replace rules (e.g. "▁" -> " ") and Metaspace apply, and
- *    with byte fallback "<0xNN>" is the single byte NN. Strip/Metaspace
- *    trimming at the start of a sequence is not applied;
+ *    with byte fallback "<0xNN>" is the single byte NN. Trimming at the
+ *    start of a sequence (Metaspace, Strip after Fuse) is not applied;
  *  - added_tokens: special ones have no text, the others their content as
  *    UTF-8 (never byte-level encoded); they override model.vocab ids.
  *
@@ -31,6 +31,9 @@ enum { ORIGIN_MODEL = 1, ORIGIN_ADDED = 2 };
 #define HF_MAX_NESTING 16  /* Sequence inside Sequence inside ...      */
 #define HF_PATH_MAX 320    /* JSON paths in messages                   */
 #define HF_QUOTE_MAX 96    /* quoted keys in messages (then "...")     */
+/* Past HF_QUOTE_MAX, quote() may still finish a 6-byte escape or a UTF-8
+ * sequence (3 bytes), then adds "...", the closing quote and the NUL. */
+#define HF_QUOTE_BUF (HF_QUOTE_MAX + 16)
 
 /* One decoder rule applied to every token's text, in decoder order:
  * "replace `from` with `to`", or "strip up to `start` copies of `from` at
@@ -89,7 +92,7 @@ static const char *type_name(const json_t *j)
 
 /* Writes s[0..n) as a JSON string literal, cut at a UTF-8 boundary with
  * "..." when long, so that messages stay readable and bounded. */
-static const char *quote(char out[HF_QUOTE_MAX + 8], const char *s, size_t n)
+static const char *quote(char out[HF_QUOTE_BUF], const char *s, size_t n)
 {
     size_t k = 0;
     out[k++] = '"';
@@ -332,7 +335,7 @@ static bool scan_model(hf_ctx *c, const json_t *model)
     if (strcmp(t, "Unigram") == 0) {
         c->unigram = true;
     } else if (strcmp(t, "BPE") != 0) {
-        char q[HF_QUOTE_MAX + 8];
+        char q[HF_QUOTE_BUF];
         hf_err(c, "model.type: unsupported model %s (expected \"BPE\" or \"Unigram\")",
                quote(q, t, json_string_length(type)));
         return false;
@@ -546,7 +549,7 @@ typedef struct hf_entry {
 
 static const char *entry_where(const hf_ctx *c, const hf_entry *e, char where[HF_PATH_MAX])
 {
-    char q[HF_QUOTE_MAX + 8];
+    char q[HF_QUOTE_BUF];
     if (c->unigram)
         snprintf(where, HF_PATH_MAX, "model.vocab[%zu][0]", e->index);
     else
@@ -658,8 +661,10 @@ static gcg_status added_token(hf_ctx *c, const json_t *t, size_t i)
         hf_err(c, "%s.content: empty text for a non-special token", path);
         return GCG_ERR_FORMAT;
     }
-    if (json_string_length(content) > UINT32_MAX)
+    if (json_string_length(content) > UINT32_MAX) {
+        hf_err(c, "%s.content: longer than 4 GiB", path);
         return GCG_ERR_FORMAT;
+    }
     return add_text(c, id, (const uint8_t *)json_string_value(content),
                     (uint32_t)json_string_length(content), 0, ORIGIN_ADDED);
 }
@@ -998,7 +1003,7 @@ static gcg_status config_eos(const json_t *root, const gcg_vocab_text *config, u
     json_t *eos = json_object_get(cfg, "eos_token");
     json_t *name = json_is_object(eos) ? json_object_get(eos, "content") : eos;
     gcg_status st = GCG_OK;
-    char q[HF_QUOTE_MAX + 8];
+    char q[HF_QUOTE_BUF];
     if (eos && !json_is_null(eos) && !json_is_string(name)) {
         gcg_vocab_error(diag, config->name, 0, 0,
                         "eos_token: expected a string or an object with a string \"content\"");

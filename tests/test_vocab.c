@@ -623,6 +623,26 @@ START_TEST(test_long_key_in_message)
 }
 END_TEST
 
+/* A cut after an escape: the longest quoted key a message can hold. */
+START_TEST(test_long_key_cut_after_escape)
+{
+    char json[512], expect[512];
+    char key[128];
+    memset(key, 'x', 94);
+    strcpy(key + 94, "\\u0001yyyy");
+    snprintf(json, sizeof json, BPE("{\"a\": 0, \"%s\": 0}"), key);
+    gcg_vocab v;
+    gcg_diag d;
+    ck_assert_int_eq(hf_mem(json, NULL, NULL, 0, &v, &d), GCG_ERR_FORMAT);
+    memset(key, 'x', 94);
+    strcpy(key + 94, "\\u0001...");
+    snprintf(expect, sizeof expect, "model.vocab[\"%s\"]: id 0 is already used by another token",
+             key);
+    assert_error(&d, 0, 0, expect);
+    gcg_diag_free(&d);
+}
+END_TEST
+
 /* Messages name the file when the diag is about another file (or none). */
 START_TEST(test_message_names_file)
 {
@@ -939,6 +959,7 @@ static Suite *vocab_suite(void)
     tcase_add_test(tc, test_decoder_nesting_limit);
     tcase_add_test(tc, test_too_many_replace_rules);
     tcase_add_test(tc, test_long_key_in_message);
+    tcase_add_test(tc, test_long_key_cut_after_escape);
     tcase_add_test(tc, test_message_names_file);
     suite_add_tcase(s, tc);
     tc = tcase_create("hf_skim");
