@@ -31,7 +31,7 @@
 typedef struct cli {
     const char *artifact, *traces, *json, *dump, *name, *grammar, *vocab;
     char workloads[256];
-    double compile_s;
+    double compile_s, bf_budget_s;
     size_t max_docs;
     uint32_t walks, walk_len, adv_walks, adv_len, repeats, warmup, bf_every, bf_samples, batch, threads;
     int cpu;
@@ -58,6 +58,7 @@ static void usage(FILE *f) {
           "  --warmup N          untimed steps before timing (default 20000)\n"
           "  --bf-every K        brute-force mask on every K-th step of repeat 0 (0: never)\n"
           "  --bf-samples N      or: choose K so about N steps are compared (default 1000)\n"
+          "  --bf-budget S       widen K so brute force takes about S seconds at most (default 10)\n"
           "  --cpu C             pin to CPU C (default: the last CPU allowed; -1: do not pin)\n"
           "  --batch B           also run B matchers in lock step per workload\n"
           "  --threads T         threads for --batch, the main one included (default min(B, CPUs))\n"
@@ -68,7 +69,7 @@ static void usage(FILE *f) {
 }
 
 enum { O_TRACES = 256, O_WORKLOADS, O_NAME, O_GRAMMAR, O_VOCAB, O_COMPILE, O_MAXDOCS, O_WALKS, O_WALKLEN, O_ADVW,
-       O_ADVLEN, O_SEED, O_REPEATS, O_WARMUP, O_BFEVERY, O_BFSAMPLES, O_CPU, O_BATCH, O_THREADS, O_JSON, O_DUMP,
+       O_ADVLEN, O_SEED, O_REPEATS, O_WARMUP, O_BFEVERY, O_BFSAMPLES, O_BFBUDGET, O_CPU, O_BATCH, O_THREADS, O_JSON, O_DUMP,
        O_QUIET, O_ARTIFACT, O_HELP };
 
 static bool parse_u32(const char *s, uint32_t *out) {
@@ -100,6 +101,7 @@ static bool parse_opt(cli *c, int o, const char *a) {
     case O_WARMUP: return parse_u32(a, &c->warmup);
     case O_BFEVERY: c->bf_every_set = true; return parse_u32(a, &c->bf_every);
     case O_BFSAMPLES: return parse_u32(a, &c->bf_samples);
+    case O_BFBUDGET: c->bf_budget_s = strtod(a, NULL); return c->bf_budget_s >= 0;
     case O_CPU: c->cpu = atoi(a); return true;
     case O_BATCH: return parse_u32(a, &c->batch) && c->batch >= 1;
     case O_THREADS: return parse_u32(a, &c->threads) && c->threads >= 1;
@@ -117,11 +119,11 @@ static int parse_cli(int argc, char **argv, cli *c) {
         {"compile-s", 1, 0, O_COMPILE}, {"max-docs", 1, 0, O_MAXDOCS}, {"walks", 1, 0, O_WALKS},
         {"walk-len", 1, 0, O_WALKLEN}, {"adv-walks", 1, 0, O_ADVW}, {"adv-len", 1, 0, O_ADVLEN},
         {"seed", 1, 0, O_SEED}, {"repeats", 1, 0, O_REPEATS}, {"warmup", 1, 0, O_WARMUP},
-        {"bf-every", 1, 0, O_BFEVERY}, {"bf-samples", 1, 0, O_BFSAMPLES}, {"cpu", 1, 0, O_CPU},
+        {"bf-every", 1, 0, O_BFEVERY}, {"bf-samples", 1, 0, O_BFSAMPLES}, {"bf-budget", 1, 0, O_BFBUDGET}, {"cpu", 1, 0, O_CPU},
         {"batch", 1, 0, O_BATCH}, {"threads", 1, 0, O_THREADS}, {"json", 1, 0, O_JSON}, {"dump", 1, 0, O_DUMP},
         {"quiet", 0, 0, O_QUIET}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
-    *c = (cli){.compile_s = -1, .walks = 200, .walk_len = 256, .adv_walks = 24, .adv_len = 192, .repeats = 5,
-               .warmup = 20000, .bf_samples = 1000, .cpu = -2, .seed = 1};
+    *c = (cli){.compile_s = -1, .bf_budget_s = 10, .walks = 200, .walk_len = 256, .adv_walks = 24, .adv_len = 192,
+               .repeats = 5, .warmup = 20000, .bf_samples = 1000, .cpu = -2, .seed = 1};
     int o;
     while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (o == O_HELP) { usage(stdout); return 0; }
@@ -259,7 +261,7 @@ static gcg_status run_workload(const cli *c, const gcg_artifact *art, int kind, 
     if (st == GCG_OK) {
         describe(c, art, kind, &s, w);
         bench_measure_options mo = {.repeats = c->repeats, .warmup_steps = c->warmup, .bf_every = w->bf_every,
-                                    .keep_steps = c->dump != NULL};
+                                    .bf_budget_s = c->bf_budget_s, .keep_steps = c->dump != NULL};
         st = bench_measure_run(art, &s, &mo, &w->m);
         if (st != GCG_OK) snprintf(err, len, "%s: %s", w->name, gcg_status_str(st));
     }

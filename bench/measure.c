@@ -18,7 +18,10 @@ typedef struct run_ctx {
     uint32_t n_eos;
     gcg_certificate cert;
     bool timed, record;            /* push samples / record repeat-0 details  */
-    uint32_t bf_every;
+    uint32_t bf_stride;            /* current brute-force stride (0: off)      */
+    size_t bf_next;                /* next step to compare with brute force    */
+    uint64_t bf_budget_ns, bf_spent_ns;
+    size_t total_steps;            /* steps per repeat                         */
     size_t step;                   /* steps so far in this repeat              */
     bench_samples mask_ns, commit_ns;
     bench_samples allowed, bf_ns, bf_auto_ns;
@@ -50,6 +53,19 @@ static uint64_t popcount(const uint32_t *w, size_t n) {
     return c;
 }
 
+/* Brute force costs what it costs (up to ~0.1 s a mask inside a string): at
+ * the mean time seen so far, total_steps/stride samples must fit the budget. */
+static void widen_stride(run_ctx *c, uint64_t dt) {
+    c->bf_spent_ns += dt;
+    size_t n = c->bf_ns.n + 1;
+    if (c->bf_budget_ns) {
+        double mean = (double)c->bf_spent_ns / (double)n;
+        double need = (double)c->total_steps * mean / (double)c->bf_budget_ns;
+        if (need > c->bf_stride) c->bf_stride = need > UINT32_MAX ? UINT32_MAX : (uint32_t)need + 1;
+    }
+    c->bf_next = c->step + c->bf_stride;
+}
+
 /* Repeat-0 bookkeeping after a fill that took auto_ns: counts, reads, brute force. */
 static void record_step(run_ctx *c, size_t seq, uint32_t pos, uint64_t auto_ns) {
     bench_measure_result *r = c->r;
@@ -62,10 +78,11 @@ static void record_step(run_ctx *c, size_t seq, uint32_t pos, uint64_t auto_ns) 
     if (c->cert.bounded && ms.max_stack_reads > c->cert.max_stack_reads)
         fail(c, &r->fail.reads_over_cert, "sequence %zu, token %u: %u stack reads, certificate bound %u", seq, pos,
              ms.max_stack_reads, c->cert.max_stack_reads);
-    if (!c->bf_every || c->step % c->bf_every) return;
+    if (!c->bf_stride || c->step != c->bf_next) return;
     uint64_t t0 = bench_now_ns();
     gcg_status st = gcg_matcher_fill_mask_bruteforce(c->m, c->bf_mask, c->words);
     uint64_t dt = bench_now_ns() - t0;
+    widen_stride(c, dt);
     if (st != GCG_OK) {
         fail(c, &r->fail.other, "sequence %zu, token %u: fill_mask_bruteforce: %s", seq, pos, gcg_status_str(st));
         return;
@@ -183,6 +200,7 @@ static gcg_status run_repeats(run_ctx *c, const bench_seqset *s, const bench_mea
             r->commits = c->commit_ns.n;
             bench_summarize(&c->allowed, &r->allowed);
             summarize_bf(c);
+            r->bf_stride = c->bf_stride;
             if (opt->keep_steps) {
                 r->mask0 = c->mask_ns;
                 r->commit0 = c->commit_ns;
@@ -200,7 +218,8 @@ gcg_status bench_measure_run(const gcg_artifact *art, const bench_seqset *seqs, 
                              bench_measure_result *r) {
     memset(r, 0, sizeof *r);
     r->repeats = opt->repeats < 1 ? 1 : opt->repeats > BENCH_MAX_REPEATS ? BENCH_MAX_REPEATS : opt->repeats;
-    run_ctx c = {.art = art, .words = gcg_artifact_mask_words(art), .bf_every = opt->bf_every, .r = r};
+    run_ctx c = {.art = art, .words = gcg_artifact_mask_words(art), .bf_stride = opt->bf_every, .r = r,
+                 .bf_budget_ns = (uint64_t)(opt->bf_budget_s * 1e9), .total_steps = seqs->n_tok + seqs->n_seq};
     c.eos = gcg_artifact_eos(art, &c.n_eos);
     if (gcg_artifact_certificate(art, &c.cert) != GCG_OK) c.cert.bounded = false;
     gcg_status st = gcg_matcher_new(art, NULL, &c.m);

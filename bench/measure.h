@@ -7,7 +7,8 @@
  * warm-up; repeat 0 also records, outside the timed calls, each step's allowed
  * count and stack reads (checked against the certificate), the matcher's
  * memory, and on every bf_every-th step the brute-force mask (timed, compared
- * word for word with the automaton's). Any disagreement is counted as a
+ * word for word with the automaton's; the stride widens when brute force is so
+ * slow that it would overrun its time budget). Any disagreement is counted as a
  * failure: a trace token absent from the mask or rejected by commit, EOS not
  * allowed at the end of an EOS-terminated sequence, a mask that differs from
  * brute force, or more stack reads than the certificate allows.
@@ -25,6 +26,8 @@ typedef struct bench_measure_options {
     uint32_t repeats;       /* timed replays (1..64)                              */
     uint32_t warmup_steps;  /* untimed steps replayed first (whole sequences)     */
     uint32_t bf_every;      /* brute-force every k-th step of repeat 0; 0 = never */
+    double bf_budget_s;     /* brute-force time budget: the stride grows so that the
+                               whole of repeat 0 stays near it (0: no budget)        */
     bool keep_steps;        /* keep repeat 0's per-step values (for --dump)       */
 } bench_measure_options;
 
@@ -47,6 +50,7 @@ typedef struct bench_measure_result {
     uint32_t max_reads, max_frontier, max_set_ops;  /* largest per-step mask stats     */
     size_t memory_max;                     /* gcg_matcher_memory, largest seen         */
     size_t bf_steps;                       /* steps compared with brute force          */
+    uint32_t bf_stride;                    /* final sampling stride (>= bf_every)      */
     double bf_mean_ns, bf_p50_ns;          /* brute-force time on those steps          */
     double auto_mean_ns, auto_p50_ns;      /* automaton time on the same steps         */
     double bf_ratio, bf_ratio_p50;         /* bf_mean/auto_mean, bf_p50/auto_p50       */

@@ -32,7 +32,7 @@ typedef struct bench_workload {
     double compile_s;        /* < 0: not given                                    */
     uint64_t artifact_bytes;
     gcg_certificate cert;
-    uint32_t bf_every;       /* brute force on every k-th step (0: not run)      */
+    uint32_t bf_every;       /* brute force asked on every k-th step (0: not run) */
     double generate_s;       /* time to generate the sequences (walks)           */
     bench_measure_result m;
     bool has_batch;

@@ -213,6 +213,29 @@ START_TEST(replay_counts_exactly) {
 }
 END_TEST
 
+START_TEST(bruteforce_stride_widens_to_fit_budget) {
+    gcg_artifact *art = tiny_artifact();
+    bench_seqset s;
+    bench_seqset_init(&s);
+    const uint32_t bytes[] = {'[', '1', ',', '2', ',', '3', ']'};
+    for (int i = 0; i < 4; i++) seq_of(&s, bytes, 7, true);
+    /* 32 steps; a budget of 1 ns cannot fit a second brute-force mask */
+    bench_measure_options mo = {.repeats = 1, .bf_every = 1, .bf_budget_s = 1e-9};
+    bench_measure_result r;
+    ck_assert_int_eq(bench_measure_run(art, &s, &mo, &r), GCG_OK);
+    ck_assert_uint_eq(r.steps, 32);
+    ck_assert_uint_eq(r.bf_steps, 1);
+    ck_assert_uint_gt(r.bf_stride, 32);
+    /* without a budget every step is compared */
+    mo.bf_budget_s = 0;
+    ck_assert_int_eq(bench_measure_run(art, &s, &mo, &r), GCG_OK);
+    ck_assert_uint_eq(r.bf_steps, 32);
+    ck_assert_uint_eq(r.bf_stride, 1);
+    bench_seqset_free(&s);
+    gcg_artifact_free(art);
+}
+END_TEST
+
 START_TEST(replay_reports_rejected_token) {
     gcg_artifact *art = tiny_artifact();
     bench_seqset s;
@@ -354,6 +377,7 @@ static Suite *suite(void) {
     tcase_set_timeout(t, 60);
     tcase_add_test(t, replay_counts_exactly);
     tcase_add_test(t, replay_reports_rejected_token);
+    tcase_add_test(t, bruteforce_stride_widens_to_fit_budget);
     tcase_add_test(t, walks_are_valid_and_deterministic);
     tcase_add_test(t, adversarial_walks_replay_cleanly);
     tcase_add_test(t, batch_steps_and_json_report);
