@@ -21,14 +21,14 @@ mapfile -t NAMES < <(node -e '
   const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
   for (const w of r.workloads) console.log(w.name);' "$REPORT")
 
-COMMON='set terminal svg size 960,560 dynamic font "sans,12" background "white"
+COMMON='set terminal svg size 960,560 dynamic noenhanced font "sans,12" background "white"
 set logscale x
 set grid xtics mxtics ytics
 set xlabel "latency (us)"
 set key bottom right
 set style arrow 1 nohead dt 2 lc rgb "#888888"
-set arrow from 20, graph 0 to 20, graph 1 as 1
-set arrow from 50, graph 0 to 50, graph 1 as 1'
+set arrow from first 20, graph 0 to first 20, graph 1 as 1
+set arrow from first 50, graph 0 to first 50, graph 1 as 1'
 
 per_workload() {
   local name="$1" f="$DUMPS/$1.cdf.tsv"
@@ -39,7 +39,7 @@ set output "$DIR/$name.cdf.svg"
 set title "$name: latency CDF (repeat 1, every step)"
 set ylabel "fraction of steps at or below"
 set yrange [0:1]
-plot "$f" index 0 using (\$1/1000):2 with steps lw 2 title "fill\\\\_mask", \
+plot "$f" index 0 using (\$1/1000):2 with steps lw 2 title "fill_mask", \
      "$f" index 1 using (\$1/1000):2 with steps lw 2 title "commit"
 GP
 }
@@ -49,7 +49,7 @@ all_workloads() {
   local plots=() n f
   for n in "${NAMES[@]}"; do
     f="$DUMPS/$n.cdf.tsv"
-    [ -f "$f" ] && plots+=("\"$f\" index 0 using (\$1/1000):$4 with steps lw 2 title \"${n//_/\\\\_}\"")
+    [ -f "$f" ] && plots+=("\"$f\" index 0 using (\$1/1000):$4 with steps lw 2 title \"$n\"")
   done
   [ ${#plots[@]} -gt 0 ] || return 0
   local IFS=,
@@ -68,5 +68,5 @@ for n in "${NAMES[@]}"; do per_workload "$n"; done
 all_workloads latency_cdf.svg "fill_mask latency CDF, all workloads" "fraction of steps at or below" 2 \
   "set yrange [0:1]"
 all_workloads latency_tail.svg "fill_mask latency tail, all workloads" "fraction of steps slower" '(1-$2)' \
-  "set logscale y; set format y '10^{%T}'"
+  "set logscale y; set format y '1e%T'"
 echo "plots: $DIR/*.svg"
