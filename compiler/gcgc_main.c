@@ -308,7 +308,8 @@ static void print_summary(const cli_args *a, const gcg_compile_stats *s, size_t 
     fprintf(stderr, "LR states: %u\n", s->lr_states);
     fprintf(stderr, "conflicts: %u shift/reduce, %u reduce/reduce\n", s->sr_conflicts,
             s->rr_conflicts);
-    fprintf(stderr, "automaton: %u states, %u token sets\n", s->dfa_states, s->token_sets);
+    fprintf(stderr, "automaton: %u states, %u token sets, %u trie nodes\n", s->dfa_states,
+            s->token_sets, s->trie_nodes);
     fprintf(stderr, "artifact: %zu bytes -> %s\n", size, a->output);
     fprintf(stderr, "compile time: %.1f ms\n", s->seconds_total * 1e3);
     print_certificate(stderr, cert);
@@ -352,12 +353,34 @@ static int verify_artifact(const uint8_t *bytes, size_t n, gcg_certificate *cert
     return st == GCG_OK ? 0 : EXIT_ERRORS;
 }
 
+/* The last component of a path ("dir/g.gbnf" -> "g.gbnf"), for the metadata:
+ * an artifact should not depend on where it was compiled. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+/* The vocabulary's name in the metadata: its file's name, or "bytes256" for
+ * the 256 single bytes (also when only --eos was given). */
+static const char *vocab_name(const cli_args *a)
+{
+    if (a->tokenizer)
+        return base_name(a->tokenizer);
+    if (a->vocab_hex)
+        return base_name(a->vocab_hex);
+    return "bytes256";
+}
+
 /* Runs the compiler on the grammar text; prints its diagnostics. */
 static int compile_source(const cli_args *a, const char *src, size_t len, const gcg_vocab *v,
                           bool check_only, uint8_t **out, size_t *out_size,
                           gcg_compile_stats *stats)
 {
-    gcg_compile_options opt = {.root_name = a->root, .vocab = v,
+    gcg_compile_options opt = {.root_name = a->root,
+                               .grammar_name = base_name(a->grammar),
+                               .vocab_name = vocab_name(a),
+                               .vocab = v,
                                .strict_latency = a->strict_latency};
     gcg_diag diag;
     gcg_diag_init(&diag, a->grammar);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cli_test.sh — end-to-end test of the gcgc and gcg command-line tools:
 # every exit code, --help/--version, usage errors, the diagnostics format,
-# match verdicts with exact offsets, and mask/replay on a tiny vocabulary.
+# match verdicts with exact offsets, mask/replay on a tiny vocabulary, the
+# metadata's file names and the latency certificate (--strict-latency).
 #
 # usage: cli_test.sh PATH/TO/gcgc PATH/TO/gcg
 # Exit status 0 iff every check passed; each failure is printed.
@@ -75,6 +76,23 @@ EOF
 # Tokens: 0 "(", 1 "x", 2 ")", 3 "x)", 4 "))", 5 "(x", 6 EOS (no text).
 printf '28\n78\n29\n7829\n2929\n2878\n-\n' >paren.hex
 
+# Right recursion in one context: the top LR state decides every mask.
+printf 'root ::= "x" root | "x"\n' >right_rec.gbnf
+# Right recursion in two contexts: the closer after a run of x depends on what
+# lies below the run, so masks read arbitrarily deep.
+printf 'root ::= "(" list ")" | list ";"\nlist ::= "x" list | "x"\n' >nested_list.gbnf
+
+# A tiny JSON: nested arrays and objects of strings, numbers and booleans.
+cat >tiny_json.gbnf <<'EOF'
+root   ::= value
+value  ::= "[" ( value ( "," value )* )? "]" | "{" ( member ( "," member )* )? "}" | string | [0-9]+ | "true" | "false"
+member ::= string ":" value
+string ::= "\"" [a-z]* "\""
+EOF
+# Tokens: 0 "[", 1 "]", 2 ",", 3 "{", 4 "}", 5 ":", 6 "\"", 7 "a", 8 "1",
+# 9 "true", 10 "false", 11 "[]", 12 EOS.
+printf '5b\n5d\n2c\n7b\n7d\n3a\n22\n61\n31\n74727565\n66616c7365\n5b5d\n-\n' >tiny_json.hex
+
 printf 'root ::= "a" undefined-rule\n' >undefined.gbnf
 printf 'root ::= "a"\nunused ::= "b"\n' >unused.gbnf
 printf 'hello' >short.gcg
@@ -132,16 +150,35 @@ check_grep "gcgc check byte classes" 0 out '^byte classes: [1-9][0-9]*$'
 [[ ! -e paren.gcg ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL check wrote a file"; }
 
 run "$GCGC" compile paren.gbnf -o paren.gcg
-check_grep "gcgc compile bytes256" 0 err '^certificate: (at most [0-9]+ stack reads, [0-9]+ set operations, [0-9]+ bytes per frontier node|unbounded \(rule .*\))$'
+check_grep "gcgc compile bytes256" 0 err '^certificate: at most [0-9]+ stack reads, [0-9]+ set operations, [0-9]+ bytes per frontier node$'
 check_grep "gcgc summary LR states" 0 err '^LR states: [1-9][0-9]*$'
+check_grep "gcgc summary automaton" 0 err '^automaton: [1-9][0-9]* states, [1-9][0-9]* token sets, [1-9][0-9]* trie nodes$'
 check_grep "gcgc summary artifact" 0 err '^artifact: [1-9][0-9]* bytes -> paren\.gcg$'
 check_grep "gcgc summary time" 0 err '^compile time: [0-9]+\.[0-9] ms$'
 [[ -s paren.gcg ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL paren.gcg not written"; }
 ls paren.gcg.tmp.* >/dev/null 2>&1 && { fail=$((fail + 1)); echo "FAIL temporary file left"; } || pass=$((pass + 1))
 
-run "$GCGC" compile paren.gbnf -o tok.gcg --vocab-hex paren.hex --eos 6 --stats
-check_grep "gcgc compile --vocab-hex" 0 err '^certificate: '
-check_grep "gcgc --stats" 0 out '^automaton states: [1-9][0-9]*$'
+# Through paths: the metadata records the file names only.
+run "$GCGC" compile "$T/paren.gbnf" -o tok.gcg --vocab-hex ./paren.hex --eos 6 --stats
+check_grep "gcgc compile --vocab-hex" 0 err '^certificate: at most [0-9]+ stack reads, '
+check_grep "gcgc --stats automaton" 0 out '^automaton states: [1-9][0-9]*$'
+check_grep "gcgc --stats token sets" 0 out '^token sets: [1-9][0-9]*$'
+check_grep "gcgc --stats trie nodes" 0 out '^trie nodes: [1-9][0-9]*$'
+
+# ---- gcgc: latency certificate -----------------------------------------------
+
+run "$GCGC" compile nested_list.gbnf -o nested.gcg --strict-latency
+check_grep "gcgc --strict-latency unbounded" 1 err '^nested_list\.gbnf: error: latency unbounded: .*"list" \(--strict-latency\)$'
+grep -q '^certificate: ' <<<"$err" && { fail=$((fail + 1)); echo "FAIL --strict-latency printed a summary"; } || pass=$((pass + 1))
+[[ ! -e nested.gcg ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL --strict-latency wrote nested.gcg"; }
+ls nested.gcg.tmp.* >/dev/null 2>&1 && { fail=$((fail + 1)); echo "FAIL --strict-latency left a temporary file"; } || pass=$((pass + 1))
+run "$GCGC" compile nested_list.gbnf -o nested.gcg
+check_grep "gcgc unbounded without --strict-latency" 0 err '^certificate: unbounded \(rule list\)$'
+run "$GCGC" compile right_rec.gbnf -o right_rec.gcg --strict-latency
+check_grep "gcgc --strict-latency right recursion" 0 err '^certificate: at most 0 stack reads, '
+run "$GCGC" compile tiny_json.gbnf -o tiny_json.gcg --vocab-hex tiny_json.hex --eos 12
+check_grep "gcgc tiny JSON certificate" 0 err '^certificate: at most 7 stack reads, 8 set operations, [0-9]+ bytes per frontier node$'
+cert=$(grep '^certificate: ' <<<"$err")
 
 # ---- gcg: version, help, usage ---------------------------------------------------
 
@@ -231,13 +268,22 @@ run "$GCG" replay tok.gcg bad_traces.txt; check_grep "replay malformed line" 3 e
 # ---- gcg info ----------------------------------------------------------------------
 
 run "$GCG" info tok.gcg
-check_grep "info grammar" 0 out '^grammar: .* \(root: root\)$'
-check_grep "info vocabulary" 0 out '^vocabulary: .*, 7 tokens, EOS ids: 6$'
+check_grep "info grammar" 0 out '^grammar: paren\.gbnf \(root: root\)$'
+check_grep "info vocabulary" 0 out '^vocabulary: paren\.hex, 7 tokens, EOS ids: 6$'
 check_grep "info meta section" 0 out '^ +1  meta +[0-9]+ +[0-9]+$'
 check_grep "info total" 0 out "^total: $(stat -c %s tok.gcg) bytes \\(format version 1\\)$"
 check_grep "info certificate" 0 out '^certificate: '
+check_grep "info automaton section" 0 out '^ +11  automaton +[0-9]+ +[1-9][0-9]*$'
 run "$GCG" info paren.gcg
 check_grep "info bytes256" 0 out '^vocabulary: bytes256, 256 tokens, EOS ids: none$'
+run "$GCG" info nested.gcg
+check_grep "info unbounded" 0 out '^certificate: unbounded \(rule list\)$'
+run "$GCG" info tiny_json.gcg
+check_grep "info tiny JSON certificate" 0 out '^certificate: at most 7 stack reads, 8 set operations, [0-9]+ bytes per frontier node$'
+[[ -n $cert && $(grep '^certificate: ' <<<"$out") == "$cert" ]] && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL gcg info certificate differs from gcgc's: $cert"; }
+run "$GCG" match tiny_json.gcg < <(printf '{"ab":[1,true,{}],"c":[]}')
+check "match tiny JSON" 0 complete ""
 
 echo "cli_test: $pass passed, $fail failed"
 ((fail == 0))
