@@ -186,7 +186,6 @@ static uint32_t drop_surrogates(const gbnf_range *in, uint32_t n, gbnf_range *ou
 /* The set terminal for a class (or "." when node is NULL). */
 static int32_t set_sym(ref_grammar *rg, const gbnf_node *node)
 {
-    static const gbnf_range none[1] = {{0, 0}};
     uint32_t n = node ? node->n_ranges : 0;
     bool negated = node ? node->negated : true; /* "." = [^] (nothing excluded) */
     gbnf_range *a = malloc((n + 2) * sizeof *a), *b = malloc((n + 3) * sizeof *b);
@@ -195,7 +194,8 @@ static int32_t set_sym(ref_grammar *rg, const gbnf_node *node)
         free(b);
         return NO_SYM;
     }
-    memcpy(a, node ? node->ranges : none, n * sizeof *a);
+    if (n)
+        memcpy(a, node->ranges, n * sizeof *a);
     n = merge_ranges(a, n);
     if (negated) {
         n = complement(a, n, b);

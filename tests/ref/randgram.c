@@ -105,7 +105,8 @@ static uint32_t add_list(rg_grammar *g, rg_kind kind, const uint32_t *kids, uint
         g->full = true;
         return 0;
     }
-    memcpy(g->kids + g->n_kids, kids, n * sizeof *kids);
+    if (n)
+        memcpy(g->kids + g->n_kids, kids, n * sizeof *kids);
     uint32_t id = add_node(g, (rg_node){kind, 0, g->n_kids, n, 0, 0});
     g->n_kids += n;
     return id;
