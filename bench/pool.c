@@ -30,7 +30,8 @@ struct bench_pool {
 
 typedef struct worker_arg {
     bench_pool *p;
-    int cpu;  /* -1: not pinned */
+    cpu_set_t set;  /* where the worker may run */
+    bool pin;       /* set is meaningful        */
 } worker_arg;
 
 static inline void cpu_relax(void) {
@@ -63,12 +64,7 @@ static bool wait_gen(bench_pool *p, uint64_t seen) {
 static void *worker_main(void *a) {
     worker_arg wa = *(worker_arg *)a;
     free(a);
-    if (wa.cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(wa.cpu, &set);
-        sched_setaffinity(0, sizeof set, &set);
-    }
+    if (wa.pin) sched_setaffinity(0, sizeof wa.set, &wa.set);
     uint64_t seen = 0;
     while (wait_gen(wa.p, seen)) {
         seen = atomic_load_explicit(&wa.p->gen, memory_order_acquire);
@@ -76,6 +72,17 @@ static void *worker_main(void *a) {
         atomic_fetch_sub_explicit(&wa.p->pending, 1, memory_order_release);
     }
     return NULL;
+}
+
+/* Worker k runs on cpus[k + 1]; workers beyond the list may run on any CPU of
+ * it (not on the caller's pinned CPU alone, which they would inherit). */
+static void worker_placement(worker_arg *wa, bench_pool *p, uint32_t k, const int *cpus, size_t n_cpus) {
+    wa->p = p;
+    wa->pin = n_cpus > 0;
+    CPU_ZERO(&wa->set);
+    if (k + 1 < n_cpus) CPU_SET(cpus[k + 1], &wa->set);
+    else
+        for (size_t i = 0; i < n_cpus; i++) CPU_SET(cpus[i], &wa->set);
 }
 
 bench_pool *bench_pool_new(uint32_t threads, const int *cpus, size_t n_cpus) {
@@ -88,7 +95,7 @@ bench_pool *bench_pool_new(uint32_t threads, const int *cpus, size_t n_cpus) {
     for (uint32_t k = 0; p->th && k < nw; k++) {
         worker_arg *wa = malloc(sizeof *wa);
         if (!wa) break;
-        *wa = (worker_arg){.p = p, .cpu = k + 1 < n_cpus ? cpus[k + 1] : -1};
+        worker_placement(wa, p, k, cpus, n_cpus);
         if (pthread_create(&p->th[k], NULL, worker_main, wa)) {
             free(wa);
             break;

@@ -18,7 +18,8 @@ typedef void (*bench_job_fn)(void *arg, size_t i);
 
 /* A pool of `threads` threads in all, the caller included (so threads - 1
  * workers; threads <= 1 runs everything on the caller). Worker k is pinned to
- * cpus[k + 1] when cpus has that many entries. NULL when out of resources. */
+ * cpus[k + 1] when cpus has that many entries, else may run on any of cpus;
+ * n_cpus == 0 leaves placement to the system. NULL when out of resources. */
 bench_pool *bench_pool_new(uint32_t threads, const int *cpus, size_t n_cpus);
 
 void bench_pool_run(bench_pool *p, bench_job_fn fn, void *arg, size_t n);
