@@ -3,13 +3,16 @@
  * for checking expected values by hand:
  *
  *   refmatch GRAMMAR.gbnf [-r ROOT] TEXT...
+ *   refmatch GRAMMAR.gbnf [-r ROOT] -f FILE...
  *
- * Each TEXT may use the escapes \n \t \r \\ \xHH. Prints one line per text:
+ * Each TEXT may use the escapes \n \t \r \\ \xHH; with -f the texts are
+ * the raw bytes of the files. Prints one line per text:
  * "complete", "prefix" or "reject N" (N = offset of the first byte that
  * cannot be consumed). Build by hand (it is not part of the build):
  *   cc -Icompiler -Iruntime -Itests/ref tests/tools/refmatch.c \
  *      tests/ref/earley.c compiler/gbnf_parse.c compiler/diag.c -o refmatch
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,17 +78,32 @@ int main(int argc, char **argv)
     gcg_diag_init(&d, argv[1]);
     if (!src || gcg_gbnf_parse(src, len, root, &g, &d) != GCG_OK) {
         gcg_diag_print(&d, stderr);
+        gcg_diag_free(&d);
+        free(src);
         return 1;
     }
     ref_grammar *rg;
     ref_status st = ref_grammar_build(&g, &rg);
     if (st != REF_OK) {
         fprintf(stderr, "%s: %s\n", argv[1], ref_status_str(st));
+        gcg_gbnf_free(&g);
+        gcg_diag_free(&d);
+        free(src);
         return 1;
     }
-    for (int i = first; i < argc; i++) {
-        size_t n = unescape(argv[i]);
-        ref_result r = ref_match(rg, (const uint8_t *)argv[i], n);
+    bool files = first < argc && strcmp(argv[first], "-f") == 0;
+    for (int i = first + files; i < argc; i++) {
+        size_t n;
+        char *text = files ? slurp(argv[i], &n) : argv[i];
+        if (!text) {
+            printf("unreadable\n");
+            continue;
+        }
+        if (!files)
+            n = unescape(text);
+        ref_result r = ref_match(rg, (const uint8_t *)text, n);
+        if (files)
+            free(text);
         if (r.verdict == REF_REJECT)
             printf("reject %zu\n", r.offset);
         else
