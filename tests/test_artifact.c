@@ -39,6 +39,15 @@
 /* A grammar with GLR conflicts, so the artifact has a multi section. */
 static const char grammar[] = "root ::= root \"+\" root | \"a\" | \"(\" root \")\"\n";
 
+/* Under -fsanitize=undefined, undefined behaviour fails the test instead of
+ * printing a warning: writing the vocabulary section of an artifact without
+ * EOS tokens must not hand memcpy a NULL pointer (not even with length 0). */
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void)
+{
+    return "halt_on_error=1:print_stacktrace=1";
+}
+
 /* ---- building and patching -------------------------------------------------- */
 
 typedef struct blob {
