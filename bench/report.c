@@ -165,6 +165,7 @@ static json_t *j_workload(const bench_workload *w) {
     json_object_set_new(o, "commit_spread", j_spread(&m->commit));
     json_object_set_new(o, "commit_ns_repeats", j_repeats(m->commit_rep, m->repeats));
     json_object_set_new(o, "wide_spread", json_boolean(bench_wide_spread(w)));
+    json_object_set_new(o, "batch_only", json_boolean(w->batch_only));
     json_object_set_new(o, "allowed", json_pack("{s:I, s:I, s:I, s:f}", "min", (json_int_t)m->allowed.min, "p50",
                                                 (json_int_t)m->allowed.p50, "max", (json_int_t)m->allowed.max, "mean",
                                                 m->allowed.mean));

@@ -36,6 +36,7 @@ typedef struct bench_workload {
     double generate_s;       /* time to generate the sequences (walks)           */
     bench_measure_result m;
     bool has_batch;
+    bool batch_only;         /* m holds the batch's step times (gcg_bench --batch-only) */
     bench_batch_result b;
 } bench_workload;
 

@@ -3,7 +3,7 @@
 // Usage: node bench/summarize.mjs OUT.json REPORT.json...
 //   OUT.json gets {"workloads": [every report's workloads, in order], "machine": the first
 //   report's machine}; stdout gets one line per workload (latencies in microseconds, the
-//   median over repeats) and the architecture's targets checked on the headline workload.
+//   median over repeats; for a batch-only workload, the wall time of a whole batch step) and the architecture's targets checked on the headline workload.
 import fs from 'node:fs';
 
 const TARGETS = { mask_p999: 20e3, mask_max: 50e3, commit_p999: 5e3, compile_s: 2 };
@@ -18,17 +18,19 @@ function merge(files) {
   return out;
 }
 
-const us = (ns) => (ns / 1000).toFixed(2).padStart(8);
+const us = (ns) => (ns / 1000).toFixed(2).padStart(10);
 
 function table(ws) {
-  const head = 'workload'.padEnd(40) + 'steps'.padStart(9) + '  mask p50     p99   p99.9     max' +
-    '  commit p99.9  bruteforce  fails';
+  const head = 'workload'.padEnd(40) + 'steps'.padStart(9) +
+    ['mask p50', 'p99', 'p99.9', 'max'].map((h) => h.padStart(10)).join('') + 'commit p99.9'.padStart(14) +
+    'bruteforce'.padStart(12) + 'fails'.padStart(7);
   console.log('\n' + head + '\n' + '-'.repeat(head.length));
   for (const w of ws) {
     const bf = w.bruteforce_ratio == null ? '-' : w.bruteforce_ratio.toFixed(0) + 'x';
     console.log(w.name.padEnd(40) + String(w.steps).padStart(9) + '  ' + us(w.mask_ns.p50) + us(w.mask_ns.p99) +
-      us(w.mask_ns.p999) + us(w.mask_ns.max) + '      ' + us(w.commit_ns.p999) + bf.padStart(12) +
-      String(w.failures.total).padStart(7) + (w.wide_spread ? '  (noisy)' : ''));
+      us(w.mask_ns.p999) + us(w.mask_ns.max) + '    ' + us(w.commit_ns.p999) + bf.padStart(12) +
+      String(w.failures.total).padStart(7) + (w.batch_only ? `  (batch of ${w.batch.batch}: wall time per step)` : '') +
+      (w.wide_spread ? '  (noisy)' : ''));
   }
 }
 

@@ -28,7 +28,7 @@ void bench_walk_options_default(bench_walk_kind kind, bench_walk_options *opt) {
     opt->walks = 200;
     opt->max_len = 256;
     opt->sample = kind == BENCH_WALK_ADVERSARIAL ? 16 : 8;
-    opt->p_stop = 0.25;
+    opt->p_stop = 0.1;
     opt->seed = 1;
 }
 

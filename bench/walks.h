@@ -35,7 +35,7 @@ typedef struct bench_walk_options {
 } bench_walk_options;
 
 /* Fills *opt with defaults for `kind` (200 walks of at most 256 tokens;
- * sample 8 for long, 16 for adversarial; p_stop 0.25; seed 1). */
+ * sample 8 for long, 16 for adversarial; p_stop 0.1; seed 1). */
 void bench_walk_options_default(bench_walk_kind kind, bench_walk_options *opt);
 
 /* Appends opt->walks sequences to out. Returns GCG_OK, or the failing status
