@@ -71,7 +71,8 @@ static void usage(FILE *f) {
 }
 
 enum { O_TRACES = 256, O_WORKLOADS, O_NAME, O_GRAMMAR, O_VOCAB, O_COMPILE, O_MAXDOCS, O_WALKS, O_WALKLEN, O_ADVW,
-       O_ADVLEN, O_SEED, O_REPEATS, O_WARMUP, O_BFEVERY, O_BFSAMPLES, O_BFBUDGET, O_CPU, O_BATCH, O_THREADS, O_JSON, O_DUMP,
+       O_ADVLEN, O_SEED, O_REPEATS, O_WARMUP, O_BFEVERY, O_BFSAMPLES, O_BFBUDGET, O_CPU, O_BATCH, O_THREADS, O_JSON,
+       O_DUMP,
        O_QUIET, O_BATCHONLY, O_ARTIFACT, O_HELP };
 
 static bool parse_u32(const char *s, uint32_t *out) {
@@ -122,7 +123,8 @@ static int parse_cli(int argc, char **argv, cli *c) {
         {"compile-s", 1, 0, O_COMPILE}, {"max-docs", 1, 0, O_MAXDOCS}, {"walks", 1, 0, O_WALKS},
         {"walk-len", 1, 0, O_WALKLEN}, {"adv-walks", 1, 0, O_ADVW}, {"adv-len", 1, 0, O_ADVLEN},
         {"seed", 1, 0, O_SEED}, {"repeats", 1, 0, O_REPEATS}, {"warmup", 1, 0, O_WARMUP},
-        {"bf-every", 1, 0, O_BFEVERY}, {"bf-samples", 1, 0, O_BFSAMPLES}, {"bf-budget", 1, 0, O_BFBUDGET}, {"cpu", 1, 0, O_CPU},
+        {"bf-every", 1, 0, O_BFEVERY}, {"bf-samples", 1, 0, O_BFSAMPLES}, {"bf-budget", 1, 0, O_BFBUDGET},
+        {"cpu", 1, 0, O_CPU},
         {"batch", 1, 0, O_BATCH}, {"threads", 1, 0, O_THREADS}, {"json", 1, 0, O_JSON}, {"dump", 1, 0, O_DUMP},
         {"quiet", 0, 0, O_QUIET}, {"batch-only", 0, 0, O_BATCHONLY}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
     *c = (cli){.compile_s = -1, .bf_budget_s = 10, .walks = 200, .walk_len = 256, .adv_walks = 24, .adv_len = 192,

@@ -202,10 +202,15 @@ static gcg_status run_repeats(run_ctx *c, const bench_seqset *s, const bench_mea
             summarize_bf(c);
             r->bf_stride = c->bf_stride;
             if (opt->keep_steps) {
+                /* hand repeat 0's samples over; fresh ones are sized up front so that
+                 * no later push reallocates between timed calls */
                 r->mask0 = c->mask_ns;
                 r->commit0 = c->commit_ns;
                 bench_samples_init(&c->mask_ns);
                 bench_samples_init(&c->commit_ns);
+                if (!bench_samples_reserve(&c->mask_ns, r->mask0.n) ||
+                    !bench_samples_reserve(&c->commit_ns, r->commit0.n))
+                    return GCG_ERR_NOMEM;
             }
         }
     }
