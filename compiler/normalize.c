@@ -193,10 +193,12 @@ static uint32_t find_bad(const cfg *g, const bool *nullable, bool *bad, gcg_stat
 
 /* Splits alternatives with more than CHUNK_NULLABLE nullable symbols into a
  * sequence of chunk nonterminals, so the expansion below stays linear. */
-static gcg_status chunk_long(cfg *g, const bool *nullable, bool **keepp)
+static gcg_status chunk_long(cfg *g, const bool *nullable, bool *keep, bool *changed)
 {
     uint32_t n0 = g->n_prods;
     for (uint32_t p = 0; p < n0; p++) {
+        if (!keep[p])
+            continue;
         uint32_t lhs = g->prods[p].lhs, len = g->prods[p].len, at = g->prods[p].rhs, k = 0;
         for (uint32_t i = 0; i < len; i++)
             k += !CFG_IS_TERM(g->rhs[at + i]) && nullable[g->rhs[at + i]];
@@ -228,9 +230,35 @@ static gcg_status chunk_long(cfg *g, const bool *nullable, bool **keepp)
         free(heads);
         if (np == UINT32_MAX)
             return GCG_ERR_NOMEM;
-        (*keepp)[p] = false;
+        keep[p] = false;
+        *changed = true;
     }
     return GCG_OK;
+}
+
+/* Chunks until no alternative has more than CHUNK_NULLABLE nullable symbols
+ * (the heads of one split can be nullable themselves, so this nests: each
+ * pass divides the count by CHUNK_NULLABLE). *keepp grows with the grammar. */
+static gcg_status chunk_all(cfg *g, bool **keepp)
+{
+    gcg_status st = GCG_OK;
+    for (bool changed = true; changed && st == GCG_OK;) {
+        changed = false;
+        bool *nullable = malloc(g->n_nts ? g->n_nts : 1);
+        if (!nullable)
+            return GCG_ERR_NOMEM;
+        cfg_nullable(g, nullable);
+        uint32_t p0 = g->n_prods;
+        st = chunk_long(g, nullable, *keepp, &changed);
+        free(nullable);
+        bool *k = realloc(*keepp, g->n_prods ? g->n_prods : 1);
+        if (!k)
+            return GCG_ERR_NOMEM;
+        *keepp = k;
+        for (uint32_t p = p0; p < g->n_prods; p++)
+            k[p] = true;
+    }
+    return st;
 }
 
 /* Adds the variants of production p in which each item at a position with
@@ -304,25 +332,17 @@ static gcg_status twin_closure(const cfg *g, const bool *nullable, bool *q)
 static gcg_status remove_eps_of(cfg *g, const bool *bad_in)
 {
     uint32_t n0 = g->n_nts, p0 = g->n_prods;
-    bool *nullable = malloc(n0 ? n0 : 1), *keep = malloc(p0 ? p0 : 1);
-    if (!nullable || !keep) {
-        free(nullable), free(keep);
+    bool *keep = malloc(p0 ? p0 : 1);
+    if (!keep)
         return GCG_ERR_NOMEM;
-    }
-    cfg_nullable(g, nullable);
     memset(keep, 1, p0 ? p0 : 1);
-    gcg_status st = chunk_long(g, nullable, &keep);
+    gcg_status st = chunk_all(g, &keep);
     uint32_t n1 = g->n_nts;
-    bool *bad = calloc(n1, 1), *q = calloc(n1, 1), *nul1 = realloc(nullable, n1 ? n1 : 1);
-    bool *keep1 = realloc(keep, g->n_prods ? g->n_prods : 1);
+    bool *bad = calloc(n1, 1), *q = calloc(n1, 1), *nullable = malloc(n1 ? n1 : 1);
     uint32_t *ne = malloc((size_t)n1 * sizeof *ne);
-    nullable = nul1 ? nul1 : nullable;
-    keep = keep1 ? keep1 : keep;
-    if (st == GCG_OK && (!bad || !q || !nul1 || !keep1 || !ne))
+    if (st == GCG_OK && (!bad || !q || !nullable || !ne))
         st = GCG_ERR_NOMEM;
     if (st == GCG_OK) {
-        for (uint32_t p = p0; p < g->n_prods; p++)
-            keep[p] = true;
         cfg_nullable(g, nullable);
         for (uint32_t a = 0; a < n0; a++)
             bad[a] = q[a] = bad_in[a];
@@ -450,6 +470,27 @@ static gcg_status dedupe(cfg *g)
     return st;
 }
 
+/* The LR tables need production 0 to be the only production of the start
+ * symbol (its reduction on end of input is accept). ε-removal can give the
+ * start several productions: put a fresh start above it. */
+static gcg_status single_start(cfg *g)
+{
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < g->n_prods; p++)
+        n += g->prods[p].lhs == g->start;
+    if (n == 1 && g->prods[0].lhs == g->start)
+        return GCG_OK;
+    uint32_t old = g->start, top = cfg_add_nt(g, "$accept", CFG_NT_START, UINT32_MAX);
+    if (top == UINT32_MAX || cfg_add_prod(g, top, &old, 1) == UINT32_MAX)
+        return GCG_ERR_NOMEM;
+    g->nts[old].kind = CFG_NT_GROUP;
+    cfg_prod last = g->prods[g->n_prods - 1];
+    memmove(g->prods + 1, g->prods, (size_t)(g->n_prods - 1) * sizeof *g->prods);
+    g->prods[0] = last;
+    g->start = top;
+    return GCG_OK;
+}
+
 gcg_status gcg_normalize(cfg *g, const gbnf_grammar *ast, gcg_diag *diag)
 {
     gcg_status st = reduce_grammar(g, ast, diag);
@@ -485,5 +526,7 @@ gcg_status gcg_normalize(cfg *g, const gbnf_grammar *ast, gcg_diag *diag)
         st = dedupe(g);
     if (st == GCG_OK)
         st = reduce_grammar(g, NULL, diag);
+    if (st == GCG_OK)
+        st = single_start(g);
     return st;
 }

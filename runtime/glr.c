@@ -24,9 +24,7 @@ gcg_status glr_init(glr *p, const gcg_tables *t, uint32_t initial_nodes, uint32_
     p->t = t;
     p->map_node = malloc((size_t)t->n_states * sizeof *p->map_node);
     p->map_stamp = calloc(t->n_states, sizeof *p->map_stamp);
-    p->path = malloc(((size_t)t->max_rhs + 1) * sizeof *p->path);
-    p->path_edge = malloc(((size_t)t->max_rhs + 1) * sizeof *p->path_edge);
-    if (!p->map_node || !p->map_stamp || !p->path || !p->path_edge ||
+    if (!p->map_node || !p->map_stamp ||
         !gss_init(&p->g, initial_nodes, max_nodes)) {
         glr_free(p);
         return GCG_ERR_NOMEM;
@@ -38,11 +36,12 @@ void glr_free(glr *p)
 {
     gss_free(&p->g);
     free(p->map_node), free(p->map_stamp), free(p->queue), free(p->active);
-    free(p->made), free(p->shifts), free(p->path), free(p->path_edge);
+    free(p->made), free(p->shifts), free(p->layer), free(p->next), free(p->seen0), free(p->seen1), free(p->anc);
+    free(p->ekeys), free(p->egen), free(p->intra);
     memset(p, 0, sizeof *p);
 }
 
-static bool enqueue(glr *p, uint32_t node, uint32_t prod, uint32_t via)
+static bool enqueue(glr *p, uint32_t node, uint32_t prod, uint32_t via_from, uint32_t via_to)
 {
     if (p->n_queue == p->cap_queue) {
         uint32_t c = p->cap_queue ? p->cap_queue * 2 : 64;
@@ -51,37 +50,41 @@ static bool enqueue(glr *p, uint32_t node, uint32_t prod, uint32_t via)
             return false;
         p->queue = q, p->cap_queue = c;
     }
-    p->queue[p->n_queue++] = (glr_reduction){node, prod, via};
+    p->queue[p->n_queue++] = (glr_reduction){node, prod, via_from, via_to};
     return true;
 }
 
-/* One action of node v on the current terminal. */
-static bool act(glr *p, uint32_t v, uint32_t a, uint32_t term, uint32_t via, bool *accept)
+/* One action of node v on the current terminal. With a late edge
+ * (via_from -> via_to) the node was already read: shifts and ε-reductions
+ * (which use no edge) are not repeated, and reductions follow only paths
+ * through the new edge. */
+static bool act(glr *p, uint32_t v, uint32_t a, uint32_t term, uint32_t via_from, uint32_t via_to,
+                bool *accept)
 {
     uint32_t arg = GCG_ACT_ARG(a);
     if (GCG_ACT_KIND(a) == GCG_ACT_SHIFT)
-        return via != GSS_NONE || (push_u32(&p->shifts, &p->n_shifts, &p->cap_shifts, v) &&
-                                   push_u32(&p->shifts, &p->n_shifts, &p->cap_shifts, arg));
+        return via_from != GSS_NONE || (push_u32(&p->shifts, &p->n_shifts, &p->cap_shifts, v) &&
+                                        push_u32(&p->shifts, &p->n_shifts, &p->cap_shifts, arg));
     if (GCG_ACT_KIND(a) != GCG_ACT_REDUCE)
         return true;
     if (arg == 0) { /* start -> root: accept, on end of input only */
         *accept |= term == p->t->n_classes;
         return true;
     }
-    if (via != GSS_NONE && p->t->prods[arg].len == 0)
-        return true; /* an ε-reduction does not depend on edges */
-    return enqueue(p, v, arg, via);
+    if (via_from != GSS_NONE && p->t->prods[arg].len == 0)
+        return true;
+    return enqueue(p, v, arg, via_from, via_to);
 }
 
-/* Every action of v; with `via`, only the reductions through the edge v -> via. */
-static bool actions(glr *p, uint32_t v, uint32_t term, uint32_t via, bool *accept)
+/* Every action of v (see act for the late-edge restriction). */
+static bool actions(glr *p, uint32_t v, uint32_t term, uint32_t via_from, uint32_t via_to, bool *accept)
 {
     uint32_t a = p->t->action[(size_t)p->g.nodes[v].state * p->t->n_terms + term];
     if (GCG_ACT_KIND(a) != GCG_ACT_MULTI)
-        return act(p, v, a, term, via, accept);
+        return act(p, v, a, term, via_from, via_to, accept);
     const uint32_t *m = p->t->multi + GCG_ACT_ARG(a);
     for (uint32_t i = 1; i <= m[0]; i++)
-        if (!act(p, v, m[i], term, via, accept))
+        if (!act(p, v, m[i], term, via_from, via_to, accept))
             return false;
     return true;
 }
@@ -104,6 +107,87 @@ static uint32_t make_node(glr *p, uint32_t state, gcg_status *st)
     return n;
 }
 
+static bool ensure_seen(glr *p);
+
+static uint32_t edge_hash(uint64_t key, uint32_t cap)
+{
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+/* Edges made in this step, in a hash set: a node of this level can collect
+ * an edge to every earlier level under ambiguity, and scanning its edge list
+ * for each new path would make a step quadratic. */
+static bool edge_grow(glr *p)
+{
+    uint32_t cap = p->ecap ? p->ecap * 2 : 1024;
+    uint64_t *k = malloc((size_t)cap * sizeof *k);
+    uint32_t *g = calloc(cap, sizeof *g);
+    if (!k || !g) {
+        free(k), free(g);
+        return false;
+    }
+    for (uint32_t i = 0; i < p->ecap; i++)
+        if (p->egen[i] == p->egen_cur) {
+            uint32_t h = edge_hash(p->ekeys[i], cap);
+            while (g[h] == p->egen_cur)
+                h = (h + 1) & (cap - 1);
+            g[h] = p->egen_cur, k[h] = p->ekeys[i];
+        }
+    free(p->ekeys), free(p->egen);
+    p->ekeys = k, p->egen = g, p->ecap = cap;
+    return true;
+}
+
+/* Links from -> to unless this step already did; *added says which. */
+static bool link_once(glr *p, uint32_t from, uint32_t to, bool *added)
+{
+    *added = false;
+    if (2 * (p->en + 1) > p->ecap && !edge_grow(p))
+        return false;
+    uint64_t key = (uint64_t)from << 32 | to;
+    uint32_t h = edge_hash(key, p->ecap);
+    for (; p->egen[h] == p->egen_cur; h = (h + 1) & (p->ecap - 1))
+        if (p->ekeys[h] == key)
+            return true;
+    if (!gss_link(&p->g, from, to))
+        return false;
+    uint32_t ts = p->g.nodes[to].state; /* an edge inside this level? */
+    if (p->map_stamp[ts] == p->stamp && p->map_node[ts] == to &&
+        (!push_u32(&p->intra, &p->n_intra, &p->cap_intra, from) ||
+         !push_u32(&p->intra, &p->n_intra, &p->cap_intra, to)))
+        return false;
+    p->egen[h] = p->egen_cur, p->ekeys[h] = key;
+    p->en++;
+    *added = true;
+    return true;
+}
+
+/* A late edge w -> u: the nodes of this level that reach w (w itself, and
+ * nodes made above it by ε-reductions: Farshi's correction) redo their
+ * reductions along paths through the new edge. Frontier nodes cannot reach
+ * a node of this level, so only made nodes are candidates. */
+static gcg_status redo_through(glr *p, uint32_t w, uint32_t u, uint32_t term, bool *accept)
+{
+    if (++p->anc_gen == 0) {
+        memset(p->anc, 0, (size_t)p->cap_seen * sizeof *p->anc);
+        p->anc_gen = 1;
+    }
+    p->anc[w] = p->anc_gen;
+    /* Ancestors of w over this level's own edges (few: ε-chains). */
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (uint32_t i = 0; i < p->n_intra; i += 2)
+            if (p->anc[p->intra[i + 1]] == p->anc_gen && p->anc[p->intra[i]] != p->anc_gen) {
+                p->anc[p->intra[i]] = p->anc_gen;
+                grew = true;
+            }
+    }
+    for (uint32_t i = 0; i < p->n_made; i++)
+        if (p->anc[p->made[i]] == p->anc_gen && !actions(p, p->made[i], term, w, u, accept))
+            return GCG_ERR_NOMEM;
+    return GCG_OK;
+}
+
 /* Reduction by `prod` found a path ending at u: goto, then share or make the node. */
 static gcg_status reduce_to(glr *p, uint32_t u, uint32_t prod, uint32_t term, bool *accept)
 {
@@ -112,55 +196,100 @@ static gcg_status reduce_to(glr *p, uint32_t u, uint32_t prod, uint32_t term, bo
     if (s == GCG_NO_GOTO)
         return GCG_OK; /* cannot happen with tables from gcgc; a dead path otherwise */
     gcg_status st = GCG_OK;
+    bool added;
     if (p->map_stamp[s] == p->stamp) {
         uint32_t w = p->map_node[s];
-        if (gss_linked(&p->g, w, u))
-            return GCG_OK;
-        if (!gss_link(&p->g, w, u) || !actions(p, w, term, u, accept))
+        if (!link_once(p, w, u, &added) || !ensure_seen(p))
             return GCG_ERR_NOMEM;
-        return GCG_OK;
+        return added ? redo_through(p, w, u, term, accept) : GCG_OK;
     }
     uint32_t w = make_node(p, s, &st);
     if (w == GSS_NONE)
         return st;
-    if (!gss_link(&p->g, w, u) || !push_u32(&p->active, &p->n_active, &p->cap_active, w))
+    if (!link_once(p, w, u, &added) || !push_u32(&p->active, &p->n_active, &p->cap_active, w))
         return GCG_ERR_NOMEM;
     return GCG_OK;
 }
 
-/* Every path of the production's length from r.node (first edge to r.via if
- * set), depth-first with an explicit stack. */
+/* Marks (node, used) as reached at the current depth; false if it was. */
+static bool mark(glr *p, uint32_t node, bool used)
+{
+    uint32_t *seen = used ? p->seen1 : p->seen0;
+    if (seen[node] == p->seen_gen)
+        return false;
+    seen[node] = p->seen_gen;
+    return true;
+}
+
+static bool ensure_seen(glr *p)
+{
+    if (p->cap_seen >= p->g.cap_nodes)
+        return true;
+    uint32_t cap = p->g.cap_nodes;
+    uint32_t *a = realloc(p->seen0, (size_t)cap * sizeof *a);
+    if (a)
+        p->seen0 = a;
+    uint32_t *b = a ? realloc(p->seen1, (size_t)cap * sizeof *b) : NULL;
+    if (b)
+        p->seen1 = b;
+    uint32_t *c = b ? realloc(p->anc, (size_t)cap * sizeof *c) : NULL;
+    if (c)
+        p->anc = c;
+    if (!a || !b || !c)
+        return false;
+    memset(p->seen0 + p->cap_seen, 0, (size_t)(cap - p->cap_seen) * sizeof *a);
+    memset(p->seen1 + p->cap_seen, 0, (size_t)(cap - p->cap_seen) * sizeof *b);
+    memset(p->anc + p->cap_seen, 0, (size_t)(cap - p->cap_seen) * sizeof *c);
+    p->cap_seen = cap;
+    return true;
+}
+
+/* The reduction needs the nodes at exactly `len` edges below r.node (through
+ * the late edge if one is set), not the paths: a recognizer's result depends
+ * only on where a path ends. So the walk goes breadth-first over distinct
+ * (node, crossed-the-late-edge) pairs, one layer per popped symbol; the
+ * number of paths can grow exponentially with ambiguity, the layers cannot. */
 static gcg_status reduce_paths(glr *p, glr_reduction r, uint32_t term, bool *accept)
 {
     uint32_t len = p->t->prods[r.prod].len;
     if (len == 0)
         return reduce_to(p, r.node, r.prod, term, accept);
+    if (!ensure_seen(p))
+        return GCG_ERR_NOMEM;
     const gss *g = &p->g;
-    uint32_t d = 0;
-    p->path[0] = r.node;
-    p->path_edge[0] = g->nodes[r.node].edge;
-    while (1) {
-        uint32_t e = p->path_edge[d];
-        if (e == GSS_NONE) {
-            if (d == 0)
-                return GCG_OK;
-            d--;
-            continue;
+    p->n_layer = 0;
+    if (!push_u32(&p->layer, &p->n_layer, &p->cap_layer, r.node << 1 | (r.via_from == GSS_NONE)))
+        return GCG_ERR_NOMEM;
+    for (uint32_t d = 0; d < len; d++) {
+        if (++p->seen_gen == 0) {
+            memset(p->seen0, 0, (size_t)p->cap_seen * sizeof *p->seen0);
+            memset(p->seen1, 0, (size_t)p->cap_seen * sizeof *p->seen1);
+            p->seen_gen = 1;
         }
-        p->path_edge[d] = g->edges[e].next;
-        uint32_t to = g->edges[e].to;
-        if (d == 0 && r.via != GSS_NONE && to != r.via)
-            continue;
-        if (d + 1 == len) {
-            gcg_status st = reduce_to(p, to, r.prod, term, accept);
-            if (st != GCG_OK)
-                return st;
-            continue;
+        p->n_next = 0;
+        for (uint32_t i = 0; i < p->n_layer; i++) {
+            uint32_t v = p->layer[i] >> 1;
+            bool used = p->layer[i] & 1;
+            for (uint32_t e = g->nodes[v].edge; e != GSS_NONE; e = g->edges[e].next) {
+                uint32_t to = g->edges[e].to;
+                bool u2 = used || (v == r.via_from && to == r.via_to);
+                if (mark(p, to, u2) && !push_u32(&p->next, &p->n_next, &p->cap_next, to << 1 | u2))
+                    return GCG_ERR_NOMEM;
+            }
         }
-        d++;
-        p->path[d] = to;
-        p->path_edge[d] = g->nodes[to].edge;
+        uint32_t *tmp = p->layer, cap = p->cap_layer;
+        p->layer = p->next, p->cap_layer = p->cap_next, p->n_layer = p->n_next;
+        p->next = tmp, p->cap_next = cap;
     }
+    /* reduce_to may grow the pool, not these layers: read them as they are. */
+    for (uint32_t i = 0; i < p->n_layer; i++) {
+        if (!(p->layer[i] & 1))
+            continue;
+        gcg_status st = reduce_to(p, p->layer[i] >> 1, r.prod, term, accept);
+        if (st != GCG_OK)
+            return st;
+    }
+    return GCG_OK;
 }
 
 /* Shifts into the next level; the new frontier goes to out. */
@@ -178,7 +307,8 @@ static gcg_status shift_all(glr *p, uint32_t *out, uint32_t *n_out)
                 return st;
             out[n++] = x;
         }
-        if (!gss_linked(&p->g, x, v) && !gss_link(&p->g, x, v))
+        bool added;
+        if (!link_once(p, x, v, &added))
             return GCG_ERR_NOMEM;
     }
     *n_out = n;
@@ -209,14 +339,18 @@ gcg_status glr_step(glr *p, const uint32_t *in, uint32_t n_in, uint32_t term, ui
         memset(p->map_stamp, 0, (size_t)p->t->n_states * sizeof *p->map_stamp);
         p->stamp = 1;
     }
-    p->n_queue = p->n_active = p->n_made = p->n_shifts = 0;
+    p->n_queue = p->n_active = p->n_made = p->n_shifts = p->en = p->n_intra = 0;
+    if (++p->egen_cur == 0) {
+        memset(p->egen, 0, (size_t)p->ecap * sizeof *p->egen);
+        p->egen_cur = 1;
+    }
     gcg_status st = GCG_OK;
     for (uint32_t i = 0; i < n_in && st == GCG_OK; i++)
         st = push_u32(&p->active, &p->n_active, &p->cap_active, in[i]) ? GCG_OK : GCG_ERR_NOMEM;
     /* Read actions of every active node; reductions may activate more. */
     for (uint32_t i = 0, q = 0; st == GCG_OK && (i < p->n_active || q < p->n_queue);) {
         if (i < p->n_active)
-            st = actions(p, p->active[i++], term, GSS_NONE, accept) ? GCG_OK : GCG_ERR_NOMEM;
+            st = actions(p, p->active[i++], term, GSS_NONE, GSS_NONE, accept) ? GCG_OK : GCG_ERR_NOMEM;
         else
             st = reduce_paths(p, p->queue[q++], term, accept);
     }

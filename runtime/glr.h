@@ -4,10 +4,11 @@
  * Tomita-style GLR over the graph-structured stack with node sharing per
  * level: all reductions the terminal triggers are applied (each path of the
  * production's length, once), creating nodes at the current level; when a
- * reduction adds an edge to a node already reduced from, that node's
- * reductions are redone along the new edge only (the correction of Farshi
- * and Rekers, which makes ε-rules safe). Then every top that can shift the
- * terminal does, and the shifted nodes form the next frontier.
+ * reduction adds an edge to a node that already exists, the reductions of
+ * every node of the level are redone along paths through that edge only
+ * (Farshi's correction: with ε-rules, nodes made above the old node by
+ * ε-reductions reach it too). Then every top that can shift the terminal
+ * does, and the shifted nodes form the next frontier.
  *
  * The step never changes the nodes of the input frontier: reduction nodes
  * are new (their states are reached by a nonterminal, the frontier's by a
@@ -24,9 +25,10 @@
 #include "gss.h"
 
 typedef struct glr_reduction {
-    uint32_t node;   /* node to reduce from                                  */
-    uint32_t prod;   /* production                                           */
-    uint32_t via;    /* GSS_NONE, or the node the first edge must lead to    */
+    uint32_t node;      /* node to reduce from                               */
+    uint32_t prod;      /* production                                        */
+    uint32_t via_from;  /* GSS_NONE, or: only paths through the edge         */
+    uint32_t via_to;    /*   via_from -> via_to (an edge added late)         */
 } glr_reduction;
 
 typedef struct glr {
@@ -41,8 +43,15 @@ typedef struct glr {
     uint32_t n_made, cap_made;
     uint32_t *shifts;    /* pairs (node, target state)                        */
     uint32_t n_shifts, cap_shifts;
-    uint32_t *path;      /* DFS over reduction paths: node and edge per depth */
-    uint32_t *path_edge;
+    uint32_t *layer, *next; /* reduction walk: (node << 1 | crossed late edge) */
+    uint32_t n_layer, cap_layer, n_next, cap_next;
+    uint32_t *seen0, *seen1; /* per node: layer stamp, without / with the edge */
+    uint32_t *anc;           /* per node: stamp of "reaches the late edge"    */
+    uint32_t cap_seen, seen_gen, anc_gen;
+    uint64_t *ekeys;         /* edges made this step (from << 32 | to)        */
+    uint32_t *egen, ecap, en, egen_cur;
+    uint32_t *intra;         /* edges between nodes of this level (pairs)     */
+    uint32_t n_intra, cap_intra;
 } glr;
 
 gcg_status glr_init(glr *p, const gcg_tables *t, uint32_t initial_nodes, uint32_t max_nodes);
