@@ -9,8 +9,10 @@
  *    the reference answers: complete, prefix, or reject at the same offset.
  *    A grammar the compiler refuses must be one the reference also finds
  *    degenerate (its language is empty).
- * GCG_DIFF_SEED and GCG_DIFF_GRAMMARS override the first seed and the number
- * of grammars; a failure prints the seed, the grammar and the string.
+ * GCG_DIFF_SEED, GCG_DIFF_GRAMMARS and GCG_DIFF_MAXLEN override the first
+ * seed, the number of grammars and the longest string; a failure prints the
+ * seed, the grammar and the string. Strings are kept short because GLR on
+ * the most ambiguous random grammars costs a high power of the length.
  */
 #include <check.h>
 #include <stdio.h>
@@ -23,9 +25,10 @@
 #include "randgram.h"
 
 #define DEFAULT_SEED 1
-#define DEFAULT_GRAMMARS 600
+#define DEFAULT_GRAMMARS 1000
 #define STRINGS_PER_GRAMMAR 40
-#define MAX_STRING 48
+#define DEFAULT_MAXLEN 32
+#define MAX_STRING 256
 
 /* ------------------------------------------------------------------ */
 /* Part 1: the reference on textbook grammars                           */
@@ -211,6 +214,7 @@ typedef struct diff_stats {
     unsigned long grammars, compiled, cases;
     unsigned long refused_empty, refused_too_big;
     unsigned long complete, prefix, reject;
+    size_t maxlen;                 /* longest string tried            */
     unsigned long failed;          /* grammars with any disagreement */
     unsigned long long first_fail; /* its seed                        */
 } diff_stats;
@@ -263,7 +267,7 @@ static bool compare_strings(uint64_t seed, const rg_grammar *g, eng *e, const re
     uint64_t rng = seed * 0x2545F4914F6CDD1Dull + 1;
     uint8_t buf[MAX_STRING];
     for (int k = 0; k < STRINGS_PER_GRAMMAR; k++) {
-        size_t n = rg_string(g, &rng, buf, sizeof buf);
+        size_t n = rg_string(g, &rng, buf, st->maxlen);
         ref_result want = ref_match(rg, buf, n);
         ck_assert_int_ne(want.verdict, REF_ERROR);
         ref_result got = eng_match(e, buf, n);
@@ -347,6 +351,9 @@ START_TEST(test_random_grammars)
     unsigned long first = env_ulong("GCG_DIFF_SEED", DEFAULT_SEED);
     unsigned long count = env_ulong("GCG_DIFF_GRAMMARS", DEFAULT_GRAMMARS);
     diff_stats st = {0};
+    st.maxlen = env_ulong("GCG_DIFF_MAXLEN", DEFAULT_MAXLEN);
+    if (st.maxlen > MAX_STRING)
+        st.maxlen = MAX_STRING;
     for (unsigned long k = 0; k < count; k++) {
         if (!diff_one(first + k, &st) && st.failed++ == 0)
             st.first_fail = first + k;
