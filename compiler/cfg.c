@@ -58,7 +58,8 @@ uint32_t cfg_add_prod(cfg *g, uint32_t lhs, const uint32_t *items, uint32_t len)
         return UINT32_MAX;
     if (alias)
         items = g->rhs + off;
-    memmove(g->rhs + g->n_rhs, items, (size_t)len * sizeof *items);
+    if (len) /* an ε-production may come with items == NULL */
+        memmove(g->rhs + g->n_rhs, items, (size_t)len * sizeof *items);
     g->prods[g->n_prods] = (cfg_prod){lhs, g->n_rhs, len};
     g->n_rhs += len;
     return g->n_prods++;

@@ -83,7 +83,9 @@ static gcg_status emit_vocab(const gcg_vocab *v, gcg_writer *w)
     uint32_t h[4] = {v->n_tokens, v->n_eos, nb, 0};
     memcpy(p, h, 16), p += 16;
     memcpy(p, v->offsets, ((size_t)v->n_tokens + 1) * 4), p += ((size_t)v->n_tokens + 1) * 4;
-    memcpy(p, v->eos, (size_t)v->n_eos * 4), p += (size_t)v->n_eos * 4;
+    if (v->n_eos) /* eos may be NULL when there are none */
+        memcpy(p, v->eos, (size_t)v->n_eos * 4);
+    p += (size_t)v->n_eos * 4;
     memcpy(p, v->flags, v->n_tokens), p += v->n_tokens;
     memcpy(p, v->bytes, nb);
     gcg_status st = gcg_writer_add(w, GCG_SEC_VOCAB, buf, size);

@@ -280,7 +280,8 @@ static bool collect_pairs(builder *b, uint32_t s, uint32_t *n_pairs)
             if (bset_has(cs, c))
                 p[n++] = ((uint64_t)c << 32) | (it + 1);
     }
-    qsort(b->pairs, n, sizeof *b->pairs, cmp_u64);
+    if (n > 1)
+        qsort(b->pairs, n, sizeof *b->pairs, cmp_u64);
     *n_pairs = n;
     return true;
 }

@@ -211,6 +211,13 @@ static gcg_status reduce_to(glr *p, uint32_t u, uint32_t prod, uint32_t term, bo
     return GCG_OK;
 }
 
+/* Whether node n was made by a reduction of this level. */
+static bool at_level(const glr *p, uint32_t n)
+{
+    uint32_t s = p->g.nodes[n].state;
+    return p->map_stamp[s] == p->stamp && p->map_node[s] == n;
+}
+
 /* Marks (node, used) as reached at the current depth; false if it was. */
 static bool mark(glr *p, uint32_t node, bool used)
 {
@@ -270,10 +277,19 @@ static gcg_status reduce_paths(glr *p, glr_reduction r, uint32_t term, bool *acc
         for (uint32_t i = 0; i < p->n_layer; i++) {
             uint32_t v = p->layer[i] >> 1;
             bool used = p->layer[i] & 1;
+            if (!used && v == r.via_from) { /* the late edge is the only way on */
+                if (mark(p, r.via_to, true) &&
+                    !push_u32(&p->next, &p->n_next, &p->cap_next, r.via_to << 1 | 1))
+                    return GCG_ERR_NOMEM;
+                continue;
+            }
             for (uint32_t e = g->nodes[v].edge; e != GSS_NONE; e = g->edges[e].next) {
                 uint32_t to = g->edges[e].to;
-                bool u2 = used || (v == r.via_from && to == r.via_to);
-                if (mark(p, to, u2) && !push_u32(&p->next, &p->n_next, &p->cap_next, to << 1 | u2))
+                /* A path that has not crossed the late edge yet must stay on
+                 * this level, where the edge's source is: prune the others. */
+                if (!used && !at_level(p, to))
+                    continue;
+                if (mark(p, to, used) && !push_u32(&p->next, &p->n_next, &p->cap_next, to << 1 | used))
                     return GCG_ERR_NOMEM;
             }
         }

@@ -139,9 +139,10 @@ gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *o
         return GCG_ERR_NOMEM;
     }
     m->front[0] = root, m->n_front = 1;
-    if (matcher_accepts(m, m->front, 1, &m->complete) != GCG_OK) {
+    gcg_status st = matcher_accepts(m, m->front, 1, &m->complete);
+    if (st != GCG_OK) { /* GCG_ERR_LIMIT: max_nodes cannot even hold the start */
         gcg_matcher_free(m);
-        return GCG_ERR_NOMEM;
+        return st;
     }
     *out = m;
     return GCG_OK;
