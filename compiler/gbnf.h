@@ -75,12 +75,14 @@ typedef struct gbnf_grammar {
     uint32_t root;          /* index of the start rule                         */
 } gbnf_grammar;
 
-/* Parses `src` (need not be NUL-terminated). `root_name` selects the start rule
- * (NULL means "root"). Errors and warnings go to `diag`, positioned; returns
- * GCG_OK only if there is no error. Checks: syntax, undefined rules, rules
- * defined twice, missing start rule (errors); unused rules (warnings);
- * nesting deeper than GBNF_MAX_NESTING (error, no recursion is unbounded).
- * On error *g is freed and zeroed. */
+/* Parses `src` (need not be NUL-terminated); `root_name` selects the start
+ * rule (NULL means "root"). Errors and warnings go to `diag` (which may be
+ * NULL), positioned by 1-based line and column counted in code points.
+ * Checks: syntax, undefined rules, rules defined twice, missing start rule
+ * (errors); unused rules (warnings); nesting deeper than GBNF_MAX_NESTING
+ * (an error: no recursion is unbounded). Returns GCG_OK only without errors;
+ * GCG_ERR_FORMAT for a grammar with errors, GCG_ERR_ARG for NULL g or src,
+ * GCG_ERR_NOMEM. On error *g is freed and zeroed. */
 #define GBNF_MAX_NESTING 1000
 gcg_status gcg_gbnf_parse(const char *src, size_t len, const char *root_name, gbnf_grammar *g,
                           gcg_diag *diag);

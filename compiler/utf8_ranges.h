@@ -18,7 +18,9 @@ typedef struct utf8_seq {
 } utf8_seq;
 
 /* Normalizes ranges (sort, merge, apply negation over U+0000..U+10FFFF,
- * drop surrogates) into *out (malloc'ed, caller frees), returning the count. */
+ * drop surrogates) into *out (malloc'ed, caller frees), returning the count.
+ * An empty result is still a non-NULL allocation: 0 with *out == NULL means
+ * out of memory. */
 uint32_t gcg_cp_set_normalize(const gbnf_range *in, uint32_t n, bool negated, gbnf_range **out);
 
 /* Splits normalized code point ranges into UTF-8 byte-range sequences

@@ -51,6 +51,7 @@ typedef enum gcg_status {
     GCG_ERR_ROLLBACK = 9,     /* rollback past the history kept                  */
     GCG_ERR_LIMIT = 10,       /* a configured limit was reached; state unchanged */
     GCG_ERR_NO_VOCAB = 11     /* token-level call on an artifact without vocabulary */
+    /* 64..79 are reserved for the GPU library (gpu/gcg_vk.h). */
 } gcg_status;
 
 /* A static, human-readable name for a status ("ok", "artifact format error", ...). */
