@@ -361,6 +361,53 @@ START_TEST(batch_steps_and_json_report) {
 }
 END_TEST
 
+static size_t count_lines(const char *path, size_t *data_lines) {
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[256];
+    size_t n = 0, data = 0;
+    while (fgets(line, sizeof line, f)) {
+        n++;
+        if (line[0] >= '0' && line[0] <= '9') data++;
+    }
+    fclose(f);
+    if (data_lines) *data_lines = data;
+    return n;
+}
+
+START_TEST(dumps_hold_every_step) {
+    gcg_artifact *art = tiny_artifact();
+    bench_seqset s;
+    bench_seqset_init(&s);
+    const uint32_t doc[] = {'[', '1', ',', '2', ']'};
+    seq_of(&s, doc, 5, true);
+    bench_workload w;
+    memset(&w, 0, sizeof w);
+    snprintf(w.name, sizeof w.name, "tiny");
+    bench_measure_options mo = {.repeats = 2, .keep_steps = true};
+    ck_assert_int_eq(bench_measure_run(art, &s, &mo, &w.m), GCG_OK);
+    char dir[] = "/tmp/gcg_bench_dump_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char err[256], path[512];
+    ck_assert(bench_report_dump(dir, &w, err, sizeof err));
+    snprintf(path, sizeof path, "%s/tiny.mask.txt", dir);
+    ck_assert_uint_eq(count_lines(path, NULL), 6);  /* 6 fills */
+    unlink(path);
+    snprintf(path, sizeof path, "%s/tiny.commit.txt", dir);
+    ck_assert_uint_eq(count_lines(path, NULL), 6);  /* 5 tokens and EOS */
+    unlink(path);
+    size_t data;
+    snprintf(path, sizeof path, "%s/tiny.cdf.tsv", dir);
+    count_lines(path, &data);
+    ck_assert_uint_eq(data, 12);                    /* every rank of both blocks */
+    unlink(path);
+    rmdir(dir);
+    bench_measure_free(&w.m);
+    bench_seqset_free(&s);
+    gcg_artifact_free(art);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("bench");
     TCase *t = tcase_create("stats");
@@ -381,6 +428,7 @@ static Suite *suite(void) {
     tcase_add_test(t, walks_are_valid_and_deterministic);
     tcase_add_test(t, adversarial_walks_replay_cleanly);
     tcase_add_test(t, batch_steps_and_json_report);
+    tcase_add_test(t, dumps_hold_every_step);
     suite_add_tcase(s, t);
     return s;
 }
