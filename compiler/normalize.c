@@ -470,6 +470,88 @@ static gcg_status dedupe(cfg *g)
     return st;
 }
 
+/* ---- right recursion that is only a list ------------------------------- */
+
+/* Whether every production of `a` (listed in ix) is either free of `a`
+ * (a base) or ends with its only occurrence of `a` (a step), with at least
+ * one of each: then L(a) = (steps)* (bases). */
+static bool is_tail_list(const cfg *g, const cfg_index *ix, uint32_t a)
+{
+    bool base = false, step = false;
+    for (uint32_t i = ix->first[a]; i < ix->first[a + 1]; i++) {
+        const cfg_prod *pr = &g->prods[ix->list[i]];
+        uint32_t uses = 0;
+        for (uint32_t k = 0; k < pr->len; k++)
+            uses += g->rhs[pr->rhs + k] == a;
+        if (uses == 0)
+            base = true;
+        else if (uses == 1 && pr->len > 1 && g->rhs[pr->rhs + pr->len - 1] == a)
+            step = true;
+        else
+            return false;
+    }
+    return base && step;
+}
+
+/* A -> α A | β (right recursion that only builds a list) becomes
+ * A -> L β, L -> L α | ε: the same language, but the list grows on the left,
+ * so the stack stays shallow and masks read a bounded depth. Grammars written
+ * in BNF style (chars ::= "" | char chars) then cost what X* costs. */
+static gcg_status tail_lists_to_left(cfg *g)
+{
+    cfg_index ix;
+    if (cfg_index_build(g, &ix) != GCG_OK)
+        return GCG_ERR_NOMEM;
+    uint32_t n_nts = g->n_nts;
+    gcg_status st = GCG_OK;
+    for (uint32_t a = 0; a < n_nts && st == GCG_OK; a++) {
+        if (a == g->start || !is_tail_list(g, &ix, a))
+            continue;
+        char name[200];
+        snprintf(name, sizeof name, "%s/list", g->nts[a].name);
+        uint32_t l = cfg_add_nt(g, name, CFG_NT_REPEAT, g->nts[a].rule);
+        if (l == UINT32_MAX || cfg_add_prod(g, l, NULL, 0) == UINT32_MAX) {
+            st = GCG_ERR_NOMEM;
+            break;
+        }
+        for (uint32_t i = ix.first[a]; i < ix.first[a + 1] && st == GCG_OK; i++) {
+            cfg_prod *pr = &g->prods[ix.list[i]];
+            uint32_t *r = g->rhs + pr->rhs;
+            if (pr->len > 0 && r[pr->len - 1] == a) { /* α A  ->  L -> L α */
+                memmove(r + 1, r, (size_t)(pr->len - 1) * sizeof *r);
+                r[0] = l;
+                pr->lhs = l;
+            } else {                    /* β  ->  A -> L β (a new rhs) */
+                uint32_t len = pr->len, *buf = malloc(((size_t)len + 1) * sizeof *buf);
+                if (!buf) {
+                    st = GCG_ERR_NOMEM;
+                    break;
+                }
+                buf[0] = l;
+                memcpy(buf + 1, r, (size_t)len * sizeof *buf);
+                pr->lhs = UINT32_MAX; /* replaced: dropped below */
+                if (cfg_add_prod(g, a, buf, len + 1) == UINT32_MAX)
+                    st = GCG_ERR_NOMEM;
+                free(buf);
+            }
+        }
+    }
+    cfg_index_free(&ix);
+    if (st != GCG_OK)
+        return st;
+    bool *keep = malloc(g->n_prods ? g->n_prods : 1);
+    if (!keep)
+        return GCG_ERR_NOMEM;
+    for (uint32_t p = 0; p < g->n_prods; p++) {
+        keep[p] = g->prods[p].lhs != UINT32_MAX;
+        if (!keep[p])
+            g->prods[p].lhs = 0;
+    }
+    st = cfg_compact(g, keep);
+    free(keep);
+    return st;
+}
+
 /* The LR tables need production 0 to be the only production of the start
  * symbol (its reduction on end of input is accept). ε-removal can give the
  * start several productions: put a fresh start above it. */
@@ -494,6 +576,8 @@ static gcg_status single_start(cfg *g)
 gcg_status gcg_normalize(cfg *g, const gbnf_grammar *ast, gcg_diag *diag)
 {
     gcg_status st = reduce_grammar(g, ast, diag);
+    if (st == GCG_OK)
+        st = tail_lists_to_left(g);
     for (uint32_t round = 0; st == GCG_OK; round++) {
         if (round == MAX_ROUNDS) {
             gcg_diag_add(diag, GCG_SEV_ERROR, 0, 0,

@@ -80,7 +80,7 @@ printf '28\n78\n29\n7829\n2929\n2878\n-\n' >paren.hex
 printf 'root ::= "x" root | "x"\n' >right_rec.gbnf
 # Right recursion in two contexts: the closer after a run of x depends on what
 # lies below the run, so masks read arbitrarily deep.
-printf 'root ::= "(" list ")" | list ";"\nlist ::= "x" list | "x"\n' >nested_list.gbnf
+printf 'root ::= "(" list ")" | list ";"\nlist ::= "x" | "(" list ")" list\n' >nested_list.gbnf
 
 # A tiny JSON: nested arrays and objects of strings, numbers and booleans.
 cat >tiny_json.gbnf <<'EOF'
