@@ -51,8 +51,9 @@ uint32_t cfg_add_nt(cfg *g, const char *name, cfg_nt_kind kind, uint32_t rule)
 uint32_t cfg_add_prod(cfg *g, uint32_t lhs, const uint32_t *items, uint32_t len)
 {
     /* items may alias g->rhs, which grow() can move: copy through an offset. */
-    bool alias = items >= g->rhs && items < g->rhs + g->n_rhs;
-    size_t off = alias ? (size_t)(items - g->rhs) : 0;
+    uintptr_t at = (uintptr_t)items, base = (uintptr_t)g->rhs;
+    bool alias = g->rhs && at >= base && at < base + (uintptr_t)g->n_rhs * sizeof *g->rhs;
+    size_t off = alias ? (at - base) / sizeof *g->rhs : 0;
     if (!grow((void **)&g->rhs, &g->cap_rhs, g->n_rhs + len, sizeof *g->rhs) ||
         !grow((void **)&g->prods, &g->cap_prods, g->n_prods + 1, sizeof *g->prods))
         return UINT32_MAX;
