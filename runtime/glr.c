@@ -261,6 +261,19 @@ static gcg_status reduce_paths(glr *p, glr_reduction r, uint32_t term, bool *acc
     uint32_t len = p->t->prods[r.prod].len;
     if (len == 0)
         return reduce_to(p, r.node, r.prod, term, accept);
+    if (r.via_from == GSS_NONE) { /* a plain stack: follow single edges */
+        uint32_t v = r.node, d = 0;
+        for (; d < len; d++) {
+            uint32_t e = p->g.nodes[v].edge;
+            if (e == GSS_NONE || p->g.edges[e].next != GSS_NONE)
+                break;
+            v = p->g.edges[e].to;
+        }
+        if (d == len)
+            return reduce_to(p, v, r.prod, term, accept);
+        if (p->g.nodes[v].edge == GSS_NONE)
+            return GCG_OK; /* the stack is shorter than the rule: a dead path */
+    }
     if (!ensure_seen(p))
         return GCG_ERR_NOMEM;
     const gss *g = &p->g;
