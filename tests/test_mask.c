@@ -19,7 +19,10 @@
  *   - the buffer contract: n_words too small or NULL words is GCG_ERR_ARG,
  *     bits past the vocabulary are zero, words past the mask untouched;
  *   - byte-level use without a vocabulary file (the 256 single bytes), and
- *     an artifact built without the automaton (fill_mask says NO_VOCAB).
+ *     an artifact built without the automaton (fill_mask says NO_VOCAB);
+ *   - compile time: an ambiguous grammar with one long token must compile
+ *     in well under the case's 10 s timeout (the symbolic simulation must
+ *     not enumerate every parse of the token).
  *
  * Every mask is taken from fill_mask (the automaton) and compared with the
  * expected set and with fill_mask_bruteforce, so a wrong expectation and a
@@ -548,6 +551,28 @@ START_TEST(test_no_automaton)
 }
 END_TEST
 
+/* ---- compile time ------------------------------------------------------------ */
+
+/* root ::= (root root+ "a")* is a* with a great deal of ambiguity (root is
+ * nullable). The runtime follows it with a shared stack; the symbolic
+ * simulation of one long token must not fork into every parse either: with
+ * the single-byte token, EOS and one token of 9 a's, the compile must take
+ * milliseconds, not minutes (it grew about tenfold per byte of the token:
+ * 0.4 s at 6 bytes, 3 s at 7, 29 s at 8). The time limit is the test
+ * case's timeout. */
+START_TEST(test_ambiguous_long_token_compile_time)
+{
+    static const tok toks[] = {TXT("a"), EOS, TXT("aaaaaaaaa")};
+    gcg_artifact *art = COMPILE("root ::= (root root+ \"a\")*\n", toks);
+    gcg_matcher *m = matcher(art);
+    expect_mask(m, art, L(0, 1, 2), "start");
+    commit_ids(m, L(2, 0));
+    expect_mask(m, art, L(0, 1, 2), "a^10");
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mask");
@@ -566,6 +591,10 @@ int main(void)
     tcase_add_test(tc, test_bytes_without_vocab);
     tcase_add_test(tc, test_no_automaton);
     suite_add_tcase(s, tc);
+    TCase *slow = tcase_create("compile_time");
+    tcase_set_timeout(slow, 10);
+    tcase_add_test(slow, test_ambiguous_long_token_compile_time);
+    suite_add_tcase(s, slow);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
