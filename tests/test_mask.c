@@ -20,6 +20,8 @@
  *     bits past the vocabulary are zero, words past the mask untouched;
  *   - byte-level use without a vocabulary file (the 256 single bytes), and
  *     an artifact built without the automaton (fill_mask says NO_VOCAB);
+ *   - a dense stack (100 c's of root ::= root root "c" |): fill_mask must
+ *     return, with brute force's mask;
  *   - compile time: an ambiguous grammar with one long token must compile
  *     in well under the case's 10 s timeout (the symbolic simulation must
  *     not enumerate every parse of the token).
@@ -551,6 +553,35 @@ START_TEST(test_no_automaton)
 }
 END_TEST
 
+/* ---- a wide stack ------------------------------------------------------------ */
+
+/* root ::= root root "c" | (c*, every split of the c's a parse) after 100
+ * c's committed in one call: the stack below the tops is a dense graph, so
+ * the walk meets many more (automaton state, stack node) pairs than there
+ * are live nodes. fill_mask must still return, with the mask brute force
+ * gives. It did not: the visited-pair set is sized for the live nodes and
+ * grown by pairs popped, not pairs marked, so with many pairs pending it
+ * fills up and the probe loops forever (mask_walk.c, seen_add). At 48 c's
+ * it still returned; at 100 it never does. The time limit is the case's
+ * timeout. */
+START_TEST(test_wide_stack_walk_returns)
+{
+    static const tok toks[] = {TXT("c"), TXT("cccccccc"), EOS};
+    gcg_artifact *art = COMPILE("root ::= root root \"c\" | \n", toks);
+    gcg_matcher *m = matcher(art);
+    char cs[101];
+    memset(cs, 'c', 100), cs[100] = 0;
+    commit_str(m, cs);
+    gcg_mask_stats st = expect_mask(m, art, L(0, 1, 2), "c^100");
+    gcg_certificate cert;
+    ck_assert_int_eq(gcg_artifact_certificate(art, &cert), GCG_OK);
+    if (cert.bounded)
+        ck_assert_uint_le(st.max_stack_reads, cert.max_stack_reads);
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
 /* ---- compile time ------------------------------------------------------------ */
 
 /* root ::= (root root+ "a")* is a* with a great deal of ambiguity (root is
@@ -591,6 +622,10 @@ int main(void)
     tcase_add_test(tc, test_bytes_without_vocab);
     tcase_add_test(tc, test_no_automaton);
     suite_add_tcase(s, tc);
+    TCase *wide = tcase_create("wide_stack");
+    tcase_set_timeout(wide, 10);
+    tcase_add_test(wide, test_wide_stack_walk_returns);
+    suite_add_tcase(s, wide);
     /* A known limit, not yet fixed: the symbolic simulation copies whole
      * stacks at every GLR fork, so a highly ambiguous grammar with a long
      * token forks into every parse (about tenfold per byte). Sharing the
