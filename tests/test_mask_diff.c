@@ -77,10 +77,10 @@
  * Sanitizers make everything slower: the limit scales with them so both
  * builds compare about the same cases. */
 #if defined(__SANITIZE_ADDRESS__)
-#define DEFAULT_COMPILE_MS 2000
+#define DEFAULT_COMPILE_MS 1500
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define DEFAULT_COMPILE_MS 2000
+#define DEFAULT_COMPILE_MS 1500
 #endif
 #endif
 #ifndef DEFAULT_COMPILE_MS
