@@ -18,6 +18,7 @@ typedef struct mask_scratch {
     uint64_t *seen;        /* open-addressing set of (d << 32 | node), per call */
     uint32_t *seen_gen;
     uint32_t cap_seen, gen;
+    uint32_t n_seen;       /* entries marked in this call */
 } mask_scratch;
 
 void gcg_mask_scratch_free(gcg_matcher *m)
@@ -112,6 +113,7 @@ static bool seen_add(mask_scratch *s, uint32_t d, uint32_t node)
         h = (h + 1) & (s->cap_seen - 1);
     }
     s->seen_gen[h] = s->gen, s->seen[h] = key;
+    s->n_seen++;
     return true;
 }
 
@@ -133,7 +135,7 @@ static gcg_status walk(gcg_matcher *m, mask_scratch *s, uint32_t *words)
 {
     const gcg_mask_view *v = &m->art->mask;
     const gss *g = &m->p.g;
-    uint32_t n = 0, visited = 0;
+    uint32_t n = 0;
     for (uint32_t i = 0; i < m->n_front; i++) {
         uint32_t st = g->nodes[m->front[i]].state;
         or_set(v, v->root_acc[st], words, i == 0);
@@ -143,8 +145,6 @@ static gcg_status walk(gcg_matcher *m, mask_scratch *s, uint32_t *words)
     }
     while (n) {
         walk_item it = s->stack[--n];
-        if (++visited * 2 > s->cap_seen && !seen_grow(s, visited))
-            return GCG_ERR_NOMEM;
         for (uint32_t e = g->nodes[it.node].edge; e != GSS_NONE; e = g->edges[e].next) {
             uint32_t below = g->edges[e].to;
             const gcg_trans_entry *t = trans_of(v, it.d, g->nodes[below].state);
@@ -154,6 +154,10 @@ static gcg_status walk(gcg_matcher *m, mask_scratch *s, uint32_t *words)
             m->last.set_ops++;
             if (it.depth + 1 > m->last.max_stack_reads)
                 m->last.max_stack_reads = it.depth + 1;
+            /* Keep the set at most half full (every pushed pair is marked,
+             * and a dense stack pushes many more pairs than it pops). */
+            if (2 * (s->n_seen + 1) > s->cap_seen && !seen_grow(s, s->n_seen + 1))
+                return GCG_ERR_NOMEM;
             if (t->next != GCG_NO_STATE && seen_add(s, t->next, below) &&
                 !push(s, &n, (walk_item){t->next, below, it.depth + 1}))
                 return GCG_ERR_NOMEM;
@@ -185,6 +189,7 @@ gcg_status gcg_matcher_fill_mask(gcg_matcher *m, uint32_t *words, size_t n_words
      * pair visited; size it for the live GSS so the walk never rehashes. */
     if (!seen_grow(s, m->p.g.live + 64))
         return GCG_ERR_NOMEM;
+    s->n_seen = 0;
     if (++s->gen == 0) {
         memset(s->seen_gen, 0, (size_t)s->cap_seen * sizeof *s->seen_gen);
         s->gen = 1;
