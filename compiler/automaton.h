@@ -43,6 +43,7 @@ typedef struct mask_automaton {
     uint32_t n_trans;
     uint32_t *root_acc;           /* per LR state: token set id                */
     uint32_t *root_d;             /* per LR state: automaton state or UINT32_MAX */
+    uint32_t *state_lhs;          /* per automaton state: a pending lhs (reports) */
     /* certificate */
     bool bounded;
     uint32_t max_reads, max_set_ops;
