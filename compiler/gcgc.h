@@ -1,0 +1,141 @@
+/*
+ * gcgc.h — the gcg compiler as a library: compile a grammar into a .gcg
+ * artifact in-process, at request time, with no files and no global state.
+ *
+ * This header is the manual. Read it top to bottom:
+ *   1. prepared vocabularies: load a tokenizer once per model
+ *   2. options
+ *   3. compiling: grammar text in, artifact bytes and diagnostics out
+ *
+ * Threading: a prepared vocabulary is immutable once made and may be shared
+ * by any number of compiles running on any number of threads at once. Each
+ * gcgc_compile call owns everything else it touches.
+ *
+ * Memory: every object returned here is freed with its own _free function;
+ * NULL is always a no-op there.
+ */
+#ifndef GCGC_H
+#define GCGC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define GCGC_API __attribute__((visibility("default")))
+#else
+#define GCGC_API
+#endif
+
+/* ===================================================================== */
+/* 1. Prepared vocabularies                                               */
+/* ===================================================================== */
+
+/* A tokenizer's vocabulary (token id -> bytes, special and EOS tokens) with
+ * the per-vocabulary structures every compile needs, built once. */
+typedef struct gcgc_vocab gcgc_vocab;
+
+/* Loads a Hugging Face tokenizer.json. EOS ids: eos[0..n_eos) when n_eos > 0,
+ * else the defaults found beside the file (see gcgc_vocab_eos_source).
+ * On failure *out is NULL and, when `err` is not NULL, err->msg says what is
+ * wrong and where (`file:line:col` for JSON syntax). */
+GCGC_API gcg_status gcgc_vocab_load_hf(const char *path, const uint32_t *eos, uint32_t n_eos,
+                                       gcgc_vocab **out, gcg_error *err);
+
+/* Loads the plain format: line i is token i's bytes in lowercase hex, or "-"
+ * for a special token with no text. */
+GCGC_API gcg_status gcgc_vocab_load_hex(const char *path, const uint32_t *eos, uint32_t n_eos,
+                                        gcgc_vocab **out, gcg_error *err);
+
+/* The 256 single-byte tokens (ids = byte values), plus the given EOS ids
+ * appended as special tokens when they are >= 256. */
+GCGC_API gcg_status gcgc_vocab_bytes256(const uint32_t *eos, uint32_t n_eos, gcgc_vocab **out,
+                                        gcg_error *err);
+
+GCGC_API void gcgc_vocab_free(gcgc_vocab *v);
+
+/* Number of token ids. */
+GCGC_API uint32_t gcgc_vocab_size(const gcgc_vocab *v);
+
+/* The EOS ids in use (ascending); *n receives the count. */
+GCGC_API const uint32_t *gcgc_vocab_eos(const gcgc_vocab *v, uint32_t *n);
+
+/* Bytes held by the prepared vocabulary. */
+GCGC_API size_t gcgc_vocab_memory(const gcgc_vocab *v);
+
+/* ===================================================================== */
+/* 2. Options                                                             */
+/* ===================================================================== */
+
+typedef struct gcgc_options {
+    const char *root;          /* start rule; NULL = "root"                          */
+    const char *grammar_name;  /* printed before positions in messages and recorded
+                                  in the artifact's metadata; NULL = "grammar"       */
+    const char *vocab_name;    /* recorded in the metadata; NULL = "tokenizer"       */
+    bool strict_latency;       /* an unbounded latency certificate is an error       */
+    bool no_automaton;         /* byte-level matching only: no masks, faster compile */
+} gcgc_options;
+
+/* Fills *opt with the defaults (every field zero / NULL / false). */
+GCGC_API void gcgc_options_default(gcgc_options *opt);
+
+/* ===================================================================== */
+/* 3. Compiling                                                           */
+/* ===================================================================== */
+
+/* The outcome of one compile: the artifact (on success), the diagnostics
+ * (errors and warnings, with positions) and statistics. */
+typedef struct gcgc_result gcgc_result;
+
+typedef enum gcgc_severity { GCGC_ERROR = 0, GCGC_WARNING = 1, GCGC_NOTE = 2 } gcgc_severity;
+
+typedef struct gcgc_stats {
+    uint32_t lr_states;        /* LALR(1) states                                     */
+    uint32_t sr_conflicts;     /* shift/reduce cells (GLR forks)                     */
+    uint32_t rr_conflicts;     /* reduce/reduce cells                                */
+    uint32_t automaton_states; /* mask automaton states                              */
+    uint32_t token_sets;       /* distinct token sets                                */
+    size_t artifact_bytes;
+    double seconds;            /* this compile, wall clock                           */
+    gcg_certificate certificate;
+} gcgc_stats;
+
+/* Compiles GBNF text `src` (len bytes; need not be NUL-terminated) against
+ * `vocab` (NULL: the 256 single bytes, no file needed). Returns GCG_OK when an
+ * artifact was produced. Whatever the status, *out receives a result holding
+ * the diagnostics (NULL only when memory ran out before one could be made);
+ * free it with gcgc_result_free. Grammar errors give GCG_ERR_FORMAT, a
+ * compile limit GCG_ERR_LIMIT, memory GCG_ERR_NOMEM. */
+GCGC_API gcg_status gcgc_compile(const gcgc_vocab *vocab, const char *src, size_t len,
+                                 const gcgc_options *opt, gcgc_result **out);
+
+GCGC_API void gcgc_result_free(gcgc_result *r);
+
+/* The artifact bytes (NULL with *size = 0 after a failed compile). They live
+ * as long as the result; gcg_artifact_open_memory copies them. */
+GCGC_API const uint8_t *gcgc_result_artifact(const gcgc_result *r, size_t *size);
+
+/* Statistics of the compile (zero where a phase did not run). */
+GCGC_API void gcgc_result_stats(const gcgc_result *r, gcgc_stats *out);
+
+/* Diagnostics, in the order found. Message i's text is returned; severity and
+ * 1-based line and column (0 when the message has no position) go to the
+ * out-parameters that are not NULL. NULL when i is out of range. */
+GCGC_API uint32_t gcgc_result_message_count(const gcgc_result *r);
+GCGC_API const char *gcgc_result_message(const gcgc_result *r, uint32_t i, gcgc_severity *severity,
+                                         uint32_t *line, uint32_t *col);
+
+/* All diagnostics as one text, one `name:line:col: error: message` a line
+ * (NUL-terminated; "" when there are none). */
+GCGC_API const char *gcgc_result_messages_text(const gcgc_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GCGC_H */

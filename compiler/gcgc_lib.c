@@ -1,0 +1,234 @@
+/* gcgc_lib.c — the compile library's public face (see gcgc.h): prepared
+ * vocabularies, options and results around the phases of compile.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+#include "gcgc.h"
+
+struct gcgc_vocab {
+    gcg_vocab v;
+};
+
+struct gcgc_result {
+    gcg_diag diag;
+    uint8_t *artifact;
+    size_t size;
+    gcgc_stats stats;
+    char *text;       /* all messages, one a line (NULL: none, or no memory) */
+};
+
+/* ---- vocabularies -------------------------------------------------------- */
+
+/* The first error of a loader's diagnostics, as a gcg_error. */
+static void first_error(const gcg_diag *d, gcg_status st, gcg_error *err)
+{
+    if (!err)
+        return;
+    err->code = st;
+    err->offset = UINT64_MAX;
+    err->msg[0] = 0;
+    for (uint32_t i = 0; i < d->n; i++)
+        if (d->v[i].severity == GCG_SEV_ERROR) {
+            if (d->v[i].line)
+                snprintf(err->msg, sizeof err->msg, "%s:%u:%u: %s", d->file ? d->file : "", d->v[i].line,
+                         d->v[i].col, d->v[i].msg);
+            else
+                snprintf(err->msg, sizeof err->msg, "%s%s%s", d->file ? d->file : "", d->file ? ": " : "",
+                         d->v[i].msg);
+            return;
+        }
+    snprintf(err->msg, sizeof err->msg, "%s", gcg_status_str(st));
+}
+
+typedef gcg_status (*vocab_loader)(const char *, const uint32_t *, uint32_t, gcg_vocab *, gcg_diag *);
+
+static gcg_status load(vocab_loader fn, const char *path, const uint32_t *eos, uint32_t n_eos,
+                       gcgc_vocab **out, gcg_error *err)
+{
+    if (!out)
+        return GCG_ERR_ARG;
+    *out = NULL;
+    gcgc_vocab *pv = calloc(1, sizeof *pv);
+    if (!pv) {
+        if (err)
+            *err = (gcg_error){GCG_ERR_NOMEM, UINT64_MAX, "out of memory"};
+        return GCG_ERR_NOMEM;
+    }
+    gcg_diag d;
+    gcg_diag_init(&d, path);
+    gcg_status st = path ? fn(path, eos, n_eos, &pv->v, &d) : gcg_vocab_bytes256(eos, n_eos, &pv->v);
+    if (st != GCG_OK) {
+        first_error(&d, st, err);
+        free(pv);
+    } else {
+        *out = pv;
+    }
+    gcg_diag_free(&d);
+    return st;
+}
+
+gcg_status gcgc_vocab_load_hf(const char *path, const uint32_t *eos, uint32_t n_eos, gcgc_vocab **out,
+                              gcg_error *err)
+{
+    return path ? load(gcg_vocab_load_hf, path, eos, n_eos, out, err) : GCG_ERR_ARG;
+}
+
+gcg_status gcgc_vocab_load_hex(const char *path, const uint32_t *eos, uint32_t n_eos, gcgc_vocab **out,
+                               gcg_error *err)
+{
+    return path ? load(gcg_vocab_load_hex, path, eos, n_eos, out, err) : GCG_ERR_ARG;
+}
+
+gcg_status gcgc_vocab_bytes256(const uint32_t *eos, uint32_t n_eos, gcgc_vocab **out, gcg_error *err)
+{
+    return load(NULL, NULL, eos, n_eos, out, err);
+}
+
+void gcgc_vocab_free(gcgc_vocab *v)
+{
+    if (!v)
+        return;
+    gcg_vocab_free(&v->v);
+    free(v);
+}
+
+uint32_t gcgc_vocab_size(const gcgc_vocab *v)
+{
+    return v ? v->v.n_tokens : 0;
+}
+
+const uint32_t *gcgc_vocab_eos(const gcgc_vocab *v, uint32_t *n)
+{
+    *n = v ? v->v.n_eos : 0;
+    return v ? v->v.eos : NULL;
+}
+
+size_t gcgc_vocab_memory(const gcgc_vocab *v)
+{
+    if (!v)
+        return 0;
+    const gcg_vocab *x = &v->v;
+    return sizeof *v + ((size_t)x->n_tokens + 1) * sizeof *x->offsets + x->offsets[x->n_tokens] +
+           x->n_tokens + (size_t)x->n_eos * sizeof *x->eos;
+}
+
+/* ---- compiling ----------------------------------------------------------- */
+
+void gcgc_options_default(gcgc_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+}
+
+/* The certificate as the runtime reports it, read back from the artifact. */
+static void read_certificate(gcgc_result *r)
+{
+    gcg_artifact *art;
+    if (gcg_artifact_open_memory(r->artifact, r->size, &art, NULL) != GCG_OK)
+        return;
+    gcg_artifact_certificate(art, &r->stats.certificate);
+    gcg_artifact_free(art);
+}
+
+/* The diagnostics as printed text, made once so the result is read-only after. */
+static void format_messages(gcgc_result *r)
+{
+    size_t n = 0;
+    FILE *f = open_memstream(&r->text, &n);
+    if (!f)
+        return;
+    gcg_diag_print(&r->diag, f);
+    if (fclose(f) != 0) {
+        free(r->text);
+        r->text = NULL;
+    }
+}
+
+gcg_status gcgc_compile(const gcgc_vocab *vocab, const char *src, size_t len, const gcgc_options *opt,
+                        gcgc_result **out)
+{
+    if (!out)
+        return GCG_ERR_ARG;
+    *out = NULL;
+    gcgc_options defaults;
+    gcgc_options_default(&defaults);
+    if (!opt)
+        opt = &defaults;
+    gcgc_result *r = calloc(1, sizeof *r);
+    if (!r)
+        return GCG_ERR_NOMEM;
+    gcg_diag_init(&r->diag, opt->grammar_name ? opt->grammar_name : "grammar");
+    *out = r;
+    if (!src && len)
+        return GCG_ERR_ARG;
+    gcg_compile_options co = {
+        .root_name = opt->root,
+        .grammar_name = opt->grammar_name,
+        .vocab_name = opt->vocab_name,
+        .vocab = vocab ? &vocab->v : NULL,
+        .strict_latency = opt->strict_latency,
+        .no_automaton = opt->no_automaton,
+    };
+    gcg_compile_stats cs;
+    gcg_status st = gcg_compile(src ? src : "", len, &co, false, &r->artifact, &r->size, &cs, &r->diag);
+    r->stats = (gcgc_stats){
+        .lr_states = cs.lr_states,
+        .sr_conflicts = cs.sr_conflicts,
+        .rr_conflicts = cs.rr_conflicts,
+        .automaton_states = cs.dfa_states,
+        .token_sets = cs.token_sets,
+        .artifact_bytes = cs.artifact_bytes,
+        .seconds = cs.seconds_total,
+    };
+    if (st == GCG_OK)
+        read_certificate(r);
+    format_messages(r);
+    return st;
+}
+
+void gcgc_result_free(gcgc_result *r)
+{
+    if (!r)
+        return;
+    gcg_diag_free(&r->diag);
+    free(r->artifact);
+    free(r->text);
+    free(r);
+}
+
+const uint8_t *gcgc_result_artifact(const gcgc_result *r, size_t *size)
+{
+    *size = r ? r->size : 0;
+    return r ? r->artifact : NULL;
+}
+
+void gcgc_result_stats(const gcgc_result *r, gcgc_stats *out)
+{
+    *out = r->stats;
+}
+
+uint32_t gcgc_result_message_count(const gcgc_result *r)
+{
+    return r ? r->diag.n : 0;
+}
+
+const char *gcgc_result_message(const gcgc_result *r, uint32_t i, gcgc_severity *severity, uint32_t *line,
+                                uint32_t *col)
+{
+    if (!r || i >= r->diag.n)
+        return NULL;
+    const gcg_diag_entry *e = &r->diag.v[i];
+    if (severity)
+        *severity = (gcgc_severity)e->severity;
+    if (line)
+        *line = e->line;
+    if (col)
+        *col = e->col;
+    return e->msg;
+}
+
+const char *gcgc_result_messages_text(const gcgc_result *r)
+{
+    return r && r->text ? r->text : "";
+}
