@@ -50,6 +50,18 @@ static bool vreserve(vec *a, uint32_t extra)
 /* Open-addressing map from 64-bit keys to uint32 values. */
 typedef struct map64 { uint64_t *k; uint32_t *v; uint32_t n, cap; } map64;
 
+/* A 64-bit finalizer (from MurmurHash3): keys here are small structured
+ * integers or hashes already, so a full hash of 8 bytes is wasted work. */
+static uint32_t mix64(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return (uint32_t)k;
+}
+
 static uint32_t *map_slot(map64 *m, uint64_t key, bool insert)
 {
     if (insert && 2 * (m->n + 1) > m->cap) {
@@ -64,7 +76,7 @@ static uint32_t *map_slot(map64 *m, uint64_t key, bool insert)
         for (uint32_t i = 0; i < m->cap; i++) {
             if (m->k[i] == UINT64_MAX)
                 continue;
-            uint32_t h = (uint32_t)XXH3_64bits(&m->k[i], 8) & (cap - 1);
+            uint32_t h = mix64(m->k[i]) & (cap - 1);
             while (k[h] != UINT64_MAX)
                 h = (h + 1) & (cap - 1);
             k[h] = m->k[i], v[h] = m->v[i];
@@ -74,7 +86,7 @@ static uint32_t *map_slot(map64 *m, uint64_t key, bool insert)
     }
     if (!m->cap)
         return NULL;
-    uint32_t h = (uint32_t)XXH3_64bits(&key, 8) & (m->cap - 1);
+    uint32_t h = mix64(key) & (m->cap - 1);
     while (m->k[h] != UINT64_MAX && m->k[h] != key)
         h = (h + 1) & (m->cap - 1);
     if (m->k[h] == key)
@@ -86,7 +98,9 @@ static uint32_t *map_slot(map64 *m, uint64_t key, bool insert)
     return &m->v[h];
 }
 
-typedef struct frame { uint32_t node, child, start, end; } frame;
+typedef struct frame { uint32_t node, child, set; } frame;
+
+#define STEP_WORDS 6 /* ref, set, class, next set, first config, configs */
 
 typedef struct ctx {
     const cfg *g;
@@ -99,7 +113,16 @@ typedef struct ctx {
     map64 consensus;                 /* (ref, depth, lhs) -> goto / DEAD / READ */
     uint32_t *stamp, gen;
     vec layer, next_layer;
-    vec arena;                       /* symbolic stacks: [o, k, K...]           */
+    vec arena;                       /* scratch stacks of one step: [o, k, K...] */
+    vec stack_start, stack_data;     /* interned stacks                         */
+    vec sset_start, sset_len, sset_data; /* interned sets of stack ids          */
+    vec steps;                       /* cached steps, STEP_WORDS each           */
+    vec step_cfgs;                   /* (lhs, skip) pairs of the steps' reads   */
+    vec ids;                         /* scratch stack ids                       */
+    map64 stack_ids, sset_ids, step_ids;
+    uint32_t *direct;                /* [set * n_terms + class]: a cached step, valid
+                                        when the step's reference state is c->ref */
+    uint32_t cap_direct;
     vec work;                        /* pending stacks: [o, k, K..., k + 2]     */
     frame *frames;
     uint32_t cap_frames;
@@ -346,23 +369,182 @@ static void sim_byte(ctx *c, uint32_t sim, uint32_t cls, uint32_t node)
     }
 }
 
-/* Removes duplicate stacks in arena[from..). */
-static void dedupe_stacks(ctx *c, uint32_t from)
+/* ---- stack sets and the cached byte step ---------------------------------
+ *
+ * Walking the trie below an LR state re-simulates the same few symbolic
+ * stacks over and over: inside a string body every byte takes the stack
+ * [o, k, K...] back to one of a handful of stacks. So stacks and sets of
+ * stacks are interned, and the outcome of one byte class on one set (the
+ * next set and the read configurations it records) is computed once per
+ * (reference state, set, class) and then looked up. The walk itself only
+ * follows set ids; the results are exactly those of simulating every byte. */
+
+/* Interns the stack w = [o, k, K...]; its id, or NONE on failure. */
+static uint32_t stack_intern(ctx *c, const uint32_t *w)
 {
-    uint32_t w = from;
-    for (uint32_t r = from; r < c->arena.n;) {
-        uint32_t len = c->arena.v[r + 1] + 2;
-        bool dup = false;
-        for (uint32_t x = from; x < w && !dup; x += c->arena.v[x + 1] + 2)
-            dup = c->arena.v[x + 1] + 2 == len &&
-                  memcmp(c->arena.v + x, c->arena.v + r, (size_t)len * sizeof(uint32_t)) == 0;
-        if (!dup) {
-            memmove(c->arena.v + w, c->arena.v + r, (size_t)len * sizeof(uint32_t));
-            w += len;
+    uint32_t len = w[1] + 2;
+    uint64_t h = XXH3_64bits(w, (size_t)len * sizeof *w);
+    for (uint64_t probe = h;; probe++) {
+        uint32_t *slot = map_slot(&c->stack_ids, probe, true);
+        if (!slot)
+            return fail(c, GCG_ERR_NOMEM), NONE;
+        if (*slot == NONE) {
+            *slot = c->stack_start.n;
+            if (!vpush(&c->stack_start, c->stack_data.n) || !vreserve(&c->stack_data, len))
+                return fail(c, GCG_ERR_NOMEM), NONE;
+            memcpy(c->stack_data.v + c->stack_data.n, w, (size_t)len * sizeof *w);
+            c->stack_data.n += len;
+            return *slot;
         }
-        r += len;
+        const uint32_t *x = c->stack_data.v + c->stack_start.v[*slot];
+        if (x[1] == w[1] && memcmp(x, w, (size_t)len * sizeof *w) == 0)
+            return *slot;
     }
-    c->arena.n = w;
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Interns the set of stack ids ids[0..n) (sorted and deduplicated here);
+ * NONE for the empty set or on failure. */
+static uint32_t set_intern(ctx *c, uint32_t *ids, uint32_t n)
+{
+    if (n == 0)
+        return NONE;
+    qsort(ids, n, sizeof *ids, cmp_u32);
+    uint32_t m = 1;
+    for (uint32_t i = 1; i < n; i++)
+        if (ids[i] != ids[m - 1])
+            ids[m++] = ids[i];
+    uint64_t h = XXH3_64bits(ids, (size_t)m * sizeof *ids) ^ 0x5e7u;
+    for (uint64_t probe = h;; probe++) {
+        uint32_t *slot = map_slot(&c->sset_ids, probe, true);
+        if (!slot)
+            return fail(c, GCG_ERR_NOMEM), NONE;
+        if (*slot == NONE) {
+            *slot = c->sset_start.n;
+            bool ok = vpush(&c->sset_start, c->sset_data.n) && vpush(&c->sset_len, m) &&
+                      vreserve(&c->sset_data, m);
+            if (!ok)
+                return fail(c, GCG_ERR_NOMEM), NONE;
+            memcpy(c->sset_data.v + c->sset_data.n, ids, (size_t)m * sizeof *ids);
+            c->sset_data.n += m;
+            return *slot;
+        }
+        uint32_t id = *slot;
+        if (c->sset_len.v[id] == m &&
+            memcmp(c->sset_data.v + c->sset_start.v[id], ids, (size_t)m * sizeof *ids) == 0)
+            return id;
+    }
+}
+
+/* Simulates byte class `cls` on every stack of `set` (reference state
+ * c->ref) and records the step: the next set and the (lhs, skip) of every
+ * read configuration. Returns the step's index, or NONE on failure. */
+static uint32_t step_compute(ctx *c, uint32_t set, uint32_t cls, uint32_t node)
+{
+    c->arena.n = 0;
+    uint32_t start = c->sset_start.v[set], n = c->sset_len.v[set];
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t *w = c->stack_data.v + c->stack_start.v[c->sset_data.v[start + i]];
+        if (!vreserve(&c->arena, w[1] + 2))
+            return fail(c, GCG_ERR_NOMEM), NONE;
+        memcpy(c->arena.v + c->arena.n, w, ((size_t)w[1] + 2) * sizeof *w);
+        c->arena.n += w[1] + 2;
+    }
+    uint32_t end = c->arena.n, cfg0 = c->cfgs.n;
+    for (uint32_t s = 0; s < end && c->st == GCG_OK; s += c->arena.v[s + 1] + 2)
+        sim_byte(c, s, cls, node);
+    c->ids.n = 0;
+    for (uint32_t s = end; s < c->arena.n && c->st == GCG_OK; s += c->arena.v[s + 1] + 2) {
+        uint32_t id = stack_intern(c, c->arena.v + s);
+        if (id != NONE && !vpush(&c->ids, id))
+            fail(c, GCG_ERR_NOMEM);
+    }
+    uint32_t next = c->st == GCG_OK ? set_intern(c, c->ids.v, c->ids.n) : NONE;
+    uint32_t idx = c->steps.n / STEP_WORDS;
+    uint32_t rec[STEP_WORDS] = {c->ref, set, cls, next, c->step_cfgs.n, (c->cfgs.n - cfg0) / 3};
+    for (uint32_t i = cfg0; i < c->cfgs.n && c->st == GCG_OK; i += 3)
+        if (!vpush(&c->step_cfgs, c->cfgs.v[i + 1]) || !vpush(&c->step_cfgs, c->cfgs.v[i + 2]))
+            fail(c, GCG_ERR_NOMEM);
+    for (uint32_t i = 0; i < STEP_WORDS && c->st == GCG_OK; i++)
+        if (!vpush(&c->steps, rec[i]))
+            fail(c, GCG_ERR_NOMEM);
+    return c->st == GCG_OK ? idx : NONE;
+}
+
+/* The step of (c->ref, set, cls): cached, or computed now with its read
+ * configurations recorded at trie node `node`. */
+/* Makes room in the direct table for every set interned so far. */
+static bool direct_reserve(ctx *c)
+{
+    uint64_t need = (uint64_t)c->sset_start.n * c->lr->n_terms;
+    if (need <= c->cap_direct)
+        return true;
+    if (need > UINT32_MAX / 2)
+        return false;
+    uint32_t cap = c->cap_direct ? c->cap_direct : 4096;
+    while (cap < need)
+        cap *= 2;
+    uint32_t *d = realloc(c->direct, (size_t)cap * sizeof *d);
+    if (!d)
+        return false;
+    memset(d + c->cap_direct, 0xff, (size_t)(cap - c->cap_direct) * sizeof *d);
+    c->direct = d, c->cap_direct = cap;
+    return true;
+}
+
+/* Replays a cached step's read configurations at trie node `node`. */
+static const uint32_t *step_replay(ctx *c, const uint32_t *st, uint32_t node)
+{
+    for (uint32_t i = 0; i < st[5]; i++) {
+        const uint32_t *cf = c->step_cfgs.v + st[4] + 2 * i;
+        if (!add_config(c, node, cf[0], cf[1]))
+            return NULL;
+    }
+    return st;
+}
+
+static const uint32_t *step_lookup(ctx *c, uint32_t set, uint32_t cls, uint32_t node);
+
+static const uint32_t *step_of(ctx *c, uint32_t set, uint32_t cls, uint32_t node)
+{
+    uint64_t di = (uint64_t)set * c->lr->n_terms + cls;
+    if (di < c->cap_direct && c->direct[di] != NONE) {
+        const uint32_t *st = c->steps.v + (size_t)c->direct[di] * STEP_WORDS;
+        if (st[0] == c->ref)
+            return step_replay(c, st, node);
+    }
+    const uint32_t *st = step_lookup(c, set, cls, node);
+    if (st && direct_reserve(c))
+        c->direct[di] = (uint32_t)((st - c->steps.v) / STEP_WORDS);
+    return st;
+}
+
+/* The hashed store behind step_of: every step computed, by (ref, set, class). */
+static const uint32_t *step_lookup(ctx *c, uint32_t set, uint32_t cls, uint32_t node)
+{
+    uint32_t key[3] = {c->ref, set, cls};
+    uint64_t h = XXH3_64bits(key, sizeof key);
+    for (uint64_t probe = h;; probe++) {
+        uint32_t *slot = map_slot(&c->step_ids, probe, true);
+        if (!slot)
+            return fail(c, GCG_ERR_NOMEM), NULL;
+        if (*slot == NONE) {
+            uint32_t idx = step_compute(c, set, cls, node);
+            if (idx == NONE)
+                return NULL;
+            slot = map_slot(&c->step_ids, probe, false);
+            *slot = idx;
+            return c->steps.v + (size_t)idx * STEP_WORDS;
+        }
+        const uint32_t *st = c->steps.v + (size_t)*slot * STEP_WORDS;
+        if (st[0] == key[0] && st[1] == key[1] && st[2] == key[2])
+            return step_replay(c, st, node);
+    }
 }
 
 static void accept_node(ctx *c, uint32_t node)
@@ -372,43 +554,44 @@ static void accept_node(ctx *c, uint32_t node)
         c->acc[tr->tokens[i] >> 5] |= 1u << (tr->tokens[i] & 31);
 }
 
-/* Stacks arena[start..) have consumed trie node `child`'s byte: after
- * processing that byte from the stacks in [from, end), continue below. */
-static bool enter_child(ctx *c, uint32_t child, uint32_t from, uint32_t end)
+/* The stack set after trie node `child`'s byte, from `set`; NONE when every
+ * stack dies there. Tokens ending at `child` are accepted if one lives. */
+static uint32_t enter_child(ctx *c, uint32_t child, uint32_t set)
 {
-    uint32_t start = c->arena.n, cls = c->trie->byte[child];
-    for (uint32_t s = from; s < end && c->st == GCG_OK; s += c->arena.v[s + 1] + 2)
-        sim_byte(c, s, cls, child);
     c->out->sim_steps++;
-    if (c->st != GCG_OK || c->arena.n == start)
-        return false;
-    dedupe_stacks(c, start);
+    const uint32_t *st = step_of(c, set, c->trie->byte[child], child);
+    if (!st || st[3] == NONE)
+        return NONE;
     accept_node(c, child);
-    return true;
+    return st[3];
 }
 
-/* Depth-first walk below trie node `node`, whose stacks are arena[start..end). */
-static void walk(ctx *c, uint32_t node, uint32_t start, uint32_t end)
+/* Depth-first walk below trie node `node`, whose stacks are the set `set`. */
+static void walk(ctx *c, uint32_t node, uint32_t set)
 {
     const token_trie *tr = c->trie;
     uint32_t depth = 0;
-    c->frames[0] = (frame){node, node + 1, start, end};
+    c->frames[0] = (frame){node, node + 1, set};
     while (c->st == GCG_OK) {
         frame *f = &c->frames[depth];
         if (f->child >= tr->end[f->node]) {
-            c->arena.n = f->start;
             if (depth-- == 0)
                 return;
             continue;
         }
         uint32_t ch = f->child;
         f->child = tr->end[ch];
-        uint32_t from = f->start, to = f->end, mark = c->arena.n;
-        if (enter_child(c, ch, from, to))
-            c->frames[++depth] = (frame){ch, ch + 1, mark, c->arena.n};
-        else
-            c->arena.n = mark;
+        uint32_t next = enter_child(c, ch, f->set);
+        if (next != NONE)
+            c->frames[++depth] = (frame){ch, ch + 1, next};
     }
+}
+
+/* The set holding the single stack w. */
+static uint32_t single_set(ctx *c, const uint32_t *w)
+{
+    uint32_t id = stack_intern(c, w);
+    return id == NONE ? NONE : set_intern(c, &id, 1);
 }
 
 /* ---- token sets and automaton states ------------------------------------- */
@@ -505,11 +688,10 @@ static void run_begin(ctx *c, uint32_t ref)
 static void run_root(ctx *c, uint32_t s)
 {
     run_begin(c, s);
-    if (!vpush(&c->arena, 0) || !vpush(&c->arena, 0)) {
-        fail(c, GCG_ERR_NOMEM);
-        return;
-    }
-    walk(c, 0, 0, 2);
+    static const uint32_t empty[2] = {0, 0};
+    uint32_t set = single_set(c, empty);
+    if (set != NONE)
+        walk(c, 0, set);
     c->out->root_acc[s] = set_id(c);
     c->out->root_d[s] = d_id(c);
 }
@@ -531,15 +713,9 @@ static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *
         uint32_t to = t->go[(size_t)q * t->n_nts + lhs];
         if (to == GCG_NO_GOTO)
             continue;
-        uint32_t base = c->arena.n;
-        if (!vpush(&c->arena, 0) || !vpush(&c->arena, 1) || !vpush(&c->arena, to)) {
-            fail(c, GCG_ERR_NOMEM);
-            return;
-        }
-        uint32_t end = c->arena.n;
-        if (enter_child(c, node, base, end))
-            walk(c, node, end, c->arena.n);
-        c->arena.n = base;
+        uint32_t w[3] = {0, 1, to}, set = single_set(c, w), next;
+        if (set != NONE && (next = enter_child(c, node, set)) != NONE)
+            walk(c, node, next);
         start = c->d_start.v[d]; /* d_data may not move here, but stay safe */
     }
     *acc = set_id(c);
@@ -636,12 +812,13 @@ static gcg_status record_state_lhs(ctx *c)
 
 static void ctx_free(ctx *c)
 {
-    free(c->pred_first), free(c->pred), free(c->stamp), free(c->frames), free(c->acc);
+    free(c->pred_first), free(c->pred), free(c->stamp), free(c->frames), free(c->acc), free(c->direct);
     vec *vs[] = {&c->layer, &c->next_layer, &c->arena, &c->work, &c->cfgs, &c->d_start, &c->d_len,
-                 &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom};
+                 &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->stack_start, &c->stack_data,
+                 &c->sset_start, &c->sset_len, &c->sset_data, &c->steps, &c->step_cfgs, &c->ids};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         free(vs[i]->v);
-    map64 *ms[] = {&c->consensus, &c->set_ids, &c->d_ids};
+    map64 *ms[] = {&c->consensus, &c->set_ids, &c->d_ids, &c->stack_ids, &c->sset_ids, &c->step_ids};
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
         free(ms[i]->k), free(ms[i]->v);
 }
