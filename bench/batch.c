@@ -94,7 +94,7 @@ static gcg_status make_lanes(batch_ctx *c) {
     c->lanes = calloc(c->n_lanes, sizeof *c->lanes);
     if (!c->lanes) return GCG_ERR_NOMEM;
     for (uint32_t i = 0; i < c->n_lanes; i++) {
-        gcg_status st = gcg_matcher_new(c->art, NULL, &c->lanes[i].m);
+        gcg_status st = gcg_matcher_new(c->art, NULL, &c->lanes[i].m, NULL);
         if (st != GCG_OK) return st;
         c->lanes[i].mask = calloc(c->words + 1, sizeof(uint32_t));
         if (!c->lanes[i].mask) return GCG_ERR_NOMEM;

@@ -227,7 +227,7 @@ gcg_status bench_measure_run(const gcg_artifact *art, const bench_seqset *seqs, 
                  .bf_budget_ns = (uint64_t)(opt->bf_budget_s * 1e9), .total_steps = seqs->n_tok + seqs->n_seq};
     c.eos = gcg_artifact_eos(art, &c.n_eos);
     if (gcg_artifact_certificate(art, &c.cert) != GCG_OK) c.cert.bounded = false;
-    gcg_status st = gcg_matcher_new(art, NULL, &c.m);
+    gcg_status st = gcg_matcher_new(art, NULL, &c.m, NULL);
     if (st != GCG_OK) return st;
     c.mask = calloc(c.words + 1, sizeof *c.mask);
     c.bf_mask = calloc(c.words + 1, sizeof *c.bf_mask);

@@ -159,7 +159,7 @@ gcg_status bench_walks_generate(const gcg_artifact *art, const bench_walk_option
     walker w = {.art = art, .opt = opt, .words = gcg_artifact_mask_words(art), .rng = opt->seed,
                 .err = err, .err_len = err_len};
     snprintf(err, err_len, "out of memory");
-    gcg_status st = gcg_matcher_new(art, NULL, &w.m);
+    gcg_status st = gcg_matcher_new(art, NULL, &w.m, NULL);
     if (st != GCG_OK) return st;
     w.mask = calloc(w.words + 1, sizeof *w.mask);
     uint32_t *scratch = calloc(w.words + 1, sizeof *scratch);

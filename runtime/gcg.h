@@ -28,6 +28,14 @@
 extern "C" {
 #endif
 
+/* Marks the exported API. libgcg is built with hidden visibility, so only
+ * what this header declares with GCG_API is visible to a host program. */
+#if defined(__GNUC__)
+#define GCG_API __attribute__((visibility("default")))
+#else
+#define GCG_API
+#endif
+
 /* ===================================================================== */
 /* 1. Version and status codes                                            */
 /* ===================================================================== */
@@ -54,8 +62,18 @@ typedef enum gcg_status {
     /* 64..79 are reserved for the GPU library (gpu/gcg_vk.h). */
 } gcg_status;
 
+/* The library's version, "MAJOR.MINOR.PATCH" (GCG_VERSION_STRING of the
+ * library actually loaded, which may differ from the header compiled against). */
+GCG_API const char *gcg_version(void);
+
+/* The artifact format versions this library reads: an artifact whose format
+ * version lies in [*oldest, *newest] opens (newer ones open too when their
+ * writer marked them readable by this version; older ones fail with
+ * GCG_ERR_VERSION). Either pointer may be NULL. */
+GCG_API void gcg_artifact_format_versions(uint32_t *oldest, uint32_t *newest);
+
 /* A static, human-readable name for a status ("ok", "artifact format error", ...). */
-const char *gcg_status_str(gcg_status status);
+GCG_API const char *gcg_status_str(gcg_status status);
 
 /* Optional error details. Every function that takes a gcg_error * accepts NULL. */
 typedef struct gcg_error {
@@ -75,29 +93,29 @@ typedef struct gcg_artifact gcg_artifact;
  * owns the mapped file; free it with gcg_artifact_free after every matcher
  * made from it is freed. On failure *out is NULL and err says what is wrong
  * and at which byte offset. */
-gcg_status gcg_artifact_open_file(const char *path, gcg_artifact **out, gcg_error *err);
+GCG_API gcg_status gcg_artifact_open_file(const char *path, gcg_artifact **out, gcg_error *err);
 
 /* As gcg_artifact_open_file, from memory. The bytes are copied (so `data`
  * may be freed at once) into 64-byte-aligned storage. */
-gcg_status gcg_artifact_open_memory(const void *data, size_t size, gcg_artifact **out,
-                                    gcg_error *err);
+GCG_API gcg_status gcg_artifact_open_memory(const void *data, size_t size, gcg_artifact **out,
+                                            gcg_error *err);
 
 /* Frees an artifact. NULL is a no-op. */
-void gcg_artifact_free(gcg_artifact *art);
+GCG_API void gcg_artifact_free(gcg_artifact *art);
 
 /* Number of token ids (0 when the artifact was compiled without vocabulary,
  * i.e. for byte-level matching only; the single-byte vocabulary has 256). */
-uint32_t gcg_artifact_vocab_size(const gcg_artifact *art);
+GCG_API uint32_t gcg_artifact_vocab_size(const gcg_artifact *art);
 
 /* Number of words a mask needs: ceil(vocab_size / 32). */
-size_t gcg_artifact_mask_words(const gcg_artifact *art);
+GCG_API size_t gcg_artifact_mask_words(const gcg_artifact *art);
 
 /* The EOS token ids (may be zero of them). *n receives the count. */
-const uint32_t *gcg_artifact_eos(const gcg_artifact *art, uint32_t *n);
+GCG_API const uint32_t *gcg_artifact_eos(const gcg_artifact *art, uint32_t *n);
 
 /* The bytes of token `id` (NULL with *len = 0 for a special token or an id
  * out of range). The pointer lives as long as the artifact. */
-const uint8_t *gcg_artifact_token_bytes(const gcg_artifact *art, uint32_t id, uint32_t *len);
+GCG_API const uint8_t *gcg_artifact_token_bytes(const gcg_artifact *art, uint32_t id, uint32_t *len);
 
 /* ===================================================================== */
 /* 3. Matchers                                                            */
@@ -114,48 +132,51 @@ typedef struct gcg_matcher_options {
 } gcg_matcher_options;
 
 /* Fills *opt with the defaults. */
-void gcg_matcher_options_default(gcg_matcher_options *opt);
+GCG_API void gcg_matcher_options_default(gcg_matcher_options *opt);
 
 /* Creates a matcher at the start of a sentence. `opt` may be NULL for the
- * defaults. The artifact must outlive the matcher. */
-gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *opt,
-                           gcg_matcher **out);
+ * defaults. The artifact must outlive the matcher. On failure *out is NULL
+ * and err (when not NULL) says why: GCG_ERR_ARG for a NULL argument or
+ * max_nodes = 0, GCG_ERR_LIMIT when max_nodes cannot hold the start state,
+ * GCG_ERR_NOMEM. */
+GCG_API gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *opt,
+                                   gcg_matcher **out, gcg_error *err);
 
 /* Frees a matcher. NULL is a no-op. */
-void gcg_matcher_free(gcg_matcher *m);
+GCG_API void gcg_matcher_free(gcg_matcher *m);
 
 /* Commits one token: all its bytes, or — for an EOS token — the end of the
  * sentence. Atomic: on any error the matcher is exactly as before.
  * Returns GCG_ERR_TOKEN_RANGE for an id outside the vocabulary, GCG_ERR_REJECTED
  * for a token the grammar does not allow here (special tokens other than EOS
  * are never allowed), GCG_ERR_TERMINATED after EOS. */
-gcg_status gcg_matcher_commit(gcg_matcher *m, uint32_t token);
+GCG_API gcg_status gcg_matcher_commit(gcg_matcher *m, uint32_t token);
 
 /* Commits raw bytes (one rollback step). Atomic. On GCG_ERR_REJECTED,
  * *consumed (if not NULL) receives the offset in `bytes` of the first byte
  * that cannot be consumed; on success it receives n. Works without a vocabulary. */
-gcg_status gcg_matcher_commit_bytes(gcg_matcher *m, const uint8_t *bytes, size_t n,
-                                    size_t *consumed);
+GCG_API gcg_status gcg_matcher_commit_bytes(gcg_matcher *m, const uint8_t *bytes, size_t n,
+                                            size_t *consumed);
 
 /* Commits the end of the sentence (what an EOS token does). Fails with
  * GCG_ERR_REJECTED when the committed text is not a complete sentence. */
-gcg_status gcg_matcher_commit_eos(gcg_matcher *m);
+GCG_API gcg_status gcg_matcher_commit_eos(gcg_matcher *m);
 
 /* Undoes the last n commits (tokens, byte runs or EOS). Fails with
  * GCG_ERR_ROLLBACK, changing nothing, if fewer than n are kept. */
-gcg_status gcg_matcher_rollback(gcg_matcher *m, uint32_t n);
+GCG_API gcg_status gcg_matcher_rollback(gcg_matcher *m, uint32_t n);
 
 /* Number of commits that can currently be rolled back. */
-uint32_t gcg_matcher_rollback_depth(const gcg_matcher *m);
+GCG_API uint32_t gcg_matcher_rollback_depth(const gcg_matcher *m);
 
 /* Back to the start of the sentence; keeps the pools. */
-void gcg_matcher_reset(gcg_matcher *m);
+GCG_API void gcg_matcher_reset(gcg_matcher *m);
 
 /* True iff the committed text is a complete sentence (EOS would be allowed). */
-bool gcg_matcher_is_complete(const gcg_matcher *m);
+GCG_API bool gcg_matcher_is_complete(const gcg_matcher *m);
 
 /* True iff EOS has been committed. */
-bool gcg_matcher_is_terminated(const gcg_matcher *m);
+GCG_API bool gcg_matcher_is_terminated(const gcg_matcher *m);
 
 /* ===================================================================== */
 /* 4. Masks                                                               */
@@ -167,12 +188,12 @@ bool gcg_matcher_is_terminated(const gcg_matcher *m);
  * gcg_artifact_mask_words(); words past that are left untouched.
  * Reads the stack once with the artifact's mask automaton; never allocates.
  * After EOS has been committed the mask is empty. */
-gcg_status gcg_matcher_fill_mask(gcg_matcher *m, uint32_t *words, size_t n_words);
+GCG_API gcg_status gcg_matcher_fill_mask(gcg_matcher *m, uint32_t *words, size_t n_words);
 
 /* The same mask computed the naive way: every token's bytes are tried against
  * a copy of the stack, sharing work along a token trie. Slow (it is the
  * baseline the automaton replaces); kept for tests and benchmarks. */
-gcg_status gcg_matcher_fill_mask_bruteforce(gcg_matcher *m, uint32_t *words, size_t n_words);
+GCG_API gcg_status gcg_matcher_fill_mask_bruteforce(gcg_matcher *m, uint32_t *words, size_t n_words);
 
 /* ===================================================================== */
 /* 5. Introspection                                                       */
@@ -187,7 +208,7 @@ typedef struct gcg_certificate {
     char unbounded_rule[64];   /* when !bounded: a grammar rule that causes it        */
 } gcg_certificate;
 
-gcg_status gcg_artifact_certificate(const gcg_artifact *art, gcg_certificate *out);
+GCG_API gcg_status gcg_artifact_certificate(const gcg_artifact *art, gcg_certificate *out);
 
 /* What the last fill_mask did, for benchmarks that check the certificate. */
 typedef struct gcg_mask_stats {
@@ -196,10 +217,10 @@ typedef struct gcg_mask_stats {
     uint32_t set_ops;          /* token-set unions performed                          */
 } gcg_mask_stats;
 
-void gcg_matcher_last_mask_stats(const gcg_matcher *m, gcg_mask_stats *out);
+GCG_API void gcg_matcher_last_mask_stats(const gcg_matcher *m, gcg_mask_stats *out);
 
 /* Bytes currently held by the matcher (pools and history). */
-size_t gcg_matcher_memory(const gcg_matcher *m);
+GCG_API size_t gcg_matcher_memory(const gcg_matcher *m);
 
 #ifdef __cplusplus
 }

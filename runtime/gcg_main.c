@@ -161,10 +161,11 @@ static int new_matcher(const gcg_artifact *art, uint32_t max_rollback, gcg_match
     gcg_matcher_options opt;
     gcg_matcher_options_default(&opt);
     opt.max_rollback = max_rollback;
-    gcg_status st = gcg_matcher_new(art, &opt, m);
+    gcg_error err;
+    gcg_status st = gcg_matcher_new(art, &opt, m, &err);
     if (st == GCG_OK)
         return CONTINUE;
-    fprintf(stderr, "gcg: cannot create a matcher: %s\n", gcg_status_str(st));
+    fprintf(stderr, "gcg: cannot create a matcher: %s: %s\n", gcg_status_str(st), err.msg);
     return EXIT_USAGE;
 }
 

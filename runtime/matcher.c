@@ -109,18 +109,23 @@ static gcg_status advance(gcg_matcher *m, const uint32_t *nodes, uint32_t n, boo
 
 /* ---- public API --------------------------------------------------------- */
 
-gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *opt, gcg_matcher **out)
+gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *opt,
+                           gcg_matcher **out, gcg_error *err)
 {
     gcg_matcher_options o;
     gcg_matcher_options_default(&o);
     if (opt)
         o = *opt;
-    if (!art || !out || o.max_nodes == 0)
-        return GCG_ERR_ARG;
-    *out = NULL;
+    if (out)
+        *out = NULL;
+    if (!art || !out)
+        return gcg_error_set(err, GCG_ERR_ARG, GCG_NO_OFFSET, "matcher: %s is NULL",
+                             art ? "out" : "artifact");
+    if (o.max_nodes == 0)
+        return gcg_error_set(err, GCG_ERR_ARG, GCG_NO_OFFSET, "matcher: max_nodes is 0");
     gcg_matcher *m = calloc(1, sizeof *m);
     if (!m)
-        return GCG_ERR_NOMEM;
+        return gcg_error_set(err, GCG_ERR_NOMEM, GCG_NO_OFFSET, "matcher: out of memory");
     m->art = art;
     m->max_rollback = o.max_rollback;
     uint32_t ns = art->t.n_states;
@@ -131,18 +136,21 @@ gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *o
     if (!m->front || !m->scratch[0] || !m->scratch[1] || !m->hist ||
         glr_init(&m->p, &art->t, o.initial_nodes, o.max_nodes) != GCG_OK) {
         gcg_matcher_free(m);
-        return GCG_ERR_NOMEM;
+        return gcg_error_set(err, GCG_ERR_NOMEM, GCG_NO_OFFSET,
+                             "matcher: out of memory for %u stack nodes", o.initial_nodes);
     }
     uint32_t root = gss_new(&m->p.g, 0);
     if (root == GSS_NONE) {
         gcg_matcher_free(m);
-        return GCG_ERR_NOMEM;
+        return gcg_error_set(err, GCG_ERR_NOMEM, GCG_NO_OFFSET, "matcher: out of memory");
     }
     m->front[0] = root, m->n_front = 1;
     gcg_status st = matcher_accepts(m, m->front, 1, &m->complete);
     if (st != GCG_OK) { /* GCG_ERR_LIMIT: max_nodes cannot even hold the start */
         gcg_matcher_free(m);
-        return st;
+        return gcg_error_set(err, st, GCG_NO_OFFSET,
+                             "matcher: max_nodes %u cannot hold the start of a sentence",
+                             o.max_nodes);
     }
     *out = m;
     return GCG_OK;

@@ -497,7 +497,7 @@ START_TEST(test_open_memory)
     ck_assert_str_eq(gcg_section_name(99), "unknown");
 
     gcg_matcher *m;
-    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m, NULL), GCG_OK);
     ck_assert_int_eq(gcg_matcher_commit_bytes(m, (const uint8_t *)"(a+a)+a", 7, NULL), GCG_OK);
     ck_assert(gcg_matcher_is_complete(m));
     gcg_matcher_free(m);
@@ -521,7 +521,7 @@ START_TEST(test_open_file)
     ck_assert_uint_eq(art->size, b.n);
     ck_assert_uint_eq(art->t.n_states, dims_of(&b).n_states);
     gcg_matcher *m;
-    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m, NULL), GCG_OK);
     ck_assert_int_eq(gcg_matcher_commit_bytes(m, (const uint8_t *)"a+(a", 4, NULL), GCG_OK);
     ck_assert(!gcg_matcher_is_complete(m));
     gcg_matcher_free(m);

@@ -27,7 +27,7 @@ static int match(const uint8_t *bytes, size_t size, const char *text)
     gcg_artifact *art;
     ck_assert_int_eq(gcg_artifact_open_memory(bytes, size, &art, NULL), GCG_OK);
     gcg_matcher *m;
-    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m, NULL), GCG_OK);
     int r = gcg_matcher_commit_bytes(m, (const uint8_t *)text, strlen(text), NULL) != GCG_OK ? -1
             : gcg_matcher_is_complete(m)                                                       ? 1
                                                                                                 : 0;

@@ -84,7 +84,7 @@ static gcg_matcher *matcher_opts(const gcg_artifact *art, uint32_t max_rollback,
     if (max_nodes)
         o.max_nodes = max_nodes;
     gcg_matcher *m = NULL;
-    ck_assert_int_eq(gcg_matcher_new(art, &o, &m), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_new(art, &o, &m, NULL), GCG_OK);
     return m;
 }
 
@@ -458,10 +458,10 @@ START_TEST(test_max_nodes_too_small_to_start)
     gcg_matcher_options_default(&o);
     o.max_nodes = 1;
     gcg_matcher *m = (gcg_matcher *)1;
-    ck_assert_int_eq(gcg_matcher_new(art, &o, &m), GCG_ERR_LIMIT);
+    ck_assert_int_eq(gcg_matcher_new(art, &o, &m, NULL), GCG_ERR_LIMIT);
     ck_assert_ptr_null(m);
     o.max_nodes = 3;
-    ck_assert_int_eq(gcg_matcher_new(art, &o, &m), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_new(art, &o, &m, NULL), GCG_OK);
     ck_assert(gcg_matcher_is_complete(m));
     gcg_matcher_free(m);
     gcg_artifact_free(art);

@@ -125,7 +125,7 @@ static gcg_artifact *compile_toks(const char *src, const tok *toks, uint32_t n)
 static gcg_matcher *matcher(const gcg_artifact *art)
 {
     gcg_matcher *m = NULL;
-    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m, NULL), GCG_OK);
     return m;
 }
 

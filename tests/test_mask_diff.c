@@ -274,7 +274,7 @@ static void run_init(run *r, const gcg_artifact *art, counts *c)
     gcg_matcher_options opt;
     gcg_matcher_options_default(&opt);
     opt.max_rollback = 2 * MAX_STEPS; /* a walk never drops history */
-    ck_assert_int_eq(gcg_matcher_new(art, &opt, &r->m), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_new(art, &opt, &r->m, NULL), GCG_OK);
     ck_assert_int_eq(gcg_artifact_certificate(art, &r->cert), GCG_OK);
     r->fast = malloc((r->words + 1) * sizeof *r->fast);
     r->brute = malloc((r->words + 1) * sizeof *r->brute);

@@ -84,7 +84,7 @@ static gcg_matcher *matcher(const gcg_artifact *art, uint32_t max_rollback)
     gcg_matcher_options_default(&o);
     o.max_rollback = max_rollback;
     gcg_matcher *m = NULL;
-    ck_assert_int_eq(gcg_matcher_new(art, &o, &m), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_new(art, &o, &m, NULL), GCG_OK);
     return m;
 }
 
@@ -620,18 +620,18 @@ START_TEST(test_matcher_args)
 {
     gcg_artifact *art = compile_eos("root ::= \"a\"\n");
     gcg_matcher *m = (gcg_matcher *)1;
-    ck_assert_int_eq(gcg_matcher_new(NULL, NULL, &m), GCG_ERR_ARG);
-    ck_assert_int_eq(gcg_matcher_new(art, NULL, NULL), GCG_ERR_ARG);
+    ck_assert_int_eq(gcg_matcher_new(NULL, NULL, &m, NULL), GCG_ERR_ARG);
+    ck_assert_int_eq(gcg_matcher_new(art, NULL, NULL, NULL), GCG_ERR_ARG);
     gcg_matcher_options o;
     gcg_matcher_options_default(&o);
     ck_assert_uint_eq(o.max_rollback, 32);
     ck_assert_uint_eq(o.initial_nodes, 4096);
     ck_assert_uint_eq(o.max_nodes, 1u << 26);
     o.max_nodes = 0;
-    ck_assert_int_eq(gcg_matcher_new(art, &o, &m), GCG_ERR_ARG);
+    ck_assert_int_eq(gcg_matcher_new(art, &o, &m, NULL), GCG_ERR_ARG);
     o.max_nodes = 1 << 20;
     o.initial_nodes = 0;
-    ck_assert_int_eq(gcg_matcher_new(art, &o, &m), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_new(art, &o, &m, NULL), GCG_OK);
     ck_assert_int_eq(commit_str(m, "a"), GCG_OK);
     ck_assert(gcg_matcher_is_complete(m));
     ck_assert_int_eq(gcg_matcher_fill_mask(m, NULL, WORDS), GCG_ERR_ARG);

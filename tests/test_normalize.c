@@ -437,7 +437,7 @@ static void lang_open(const char *src, lang *l)
     gcg_error err;
     ck_assert_int_eq(gcg_artifact_open_memory(bytes, size, &l->art, &err), GCG_OK);
     free(bytes);
-    ck_assert_int_eq(gcg_matcher_new(l->art, NULL, &l->m), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_new(l->art, NULL, &l->m, NULL), GCG_OK);
 }
 
 static void lang_close(lang *l)
@@ -762,7 +762,7 @@ START_TEST(test_seventeen_nullables_language)
     ck_assert_int_eq(gcg_artifact_open_memory(bytes, size, &art, NULL), GCG_OK);
     free(bytes);
     gcg_matcher *m;
-    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m, NULL), GCG_OK);
     ck_assert(gcg_matcher_is_complete(m));
     ck_assert_int_eq(gcg_matcher_commit_bytes(m, (const uint8_t *)"QAPBBQ", 6, NULL), GCG_OK);
     ck_assert(gcg_matcher_is_complete(m));

@@ -137,7 +137,7 @@ static void exercise(const uint8_t *art_bytes, size_t n, const uint8_t *tail, si
         words = 0;
     uint32_t *a = calloc(words ? words : 1, sizeof *a);
     uint32_t *b = calloc(words ? words : 1, sizeof *b);
-    if (a && b && gcg_matcher_new(art, &opt, &m) == GCG_OK) {
+    if (a && b && gcg_matcher_new(art, &opt, &m, NULL) == GCG_OK) {
         gcg_certificate cert;
         (void)gcg_artifact_certificate(art, &cert);
         drive(m, art, tail, tail_n < MAX_TAIL ? tail_n : MAX_TAIL, a, b, words);

@@ -277,7 +277,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.initial_nodes = 64;
     o.max_nodes = 1u << 14;
     gcg_matcher *m = NULL;
-    if (gcg_matcher_new(art, &o, &m) != GCG_OK)
+    if (gcg_matcher_new(art, &o, &m, NULL) != GCG_OK)
         abort();
     size_t i = 1;
     for (uint32_t ops = 0; i < size && ops < MAX_OPS; ops++) {

@@ -67,7 +67,7 @@ gcg_status eng_open(const char *src, size_t len, const char *root, bool with_aut
     st = e ? gcg_artifact_open_memory(bytes, size, &e->art, &err) : GCG_ERR_NOMEM;
     free(bytes);
     if (st == GCG_OK)
-        st = gcg_matcher_new(e->art, NULL, &e->m);
+        st = gcg_matcher_new(e->art, NULL, &e->m, NULL);
     if (st != GCG_OK) {
         copy_msg(msg, msg_cap, err.msg[0] ? err.msg : gcg_status_str(st));
         eng_free(e);

@@ -1,0 +1,151 @@
+"""test_gcg.py — the Python binding against the built libgcg and libgcgc.
+
+Run by `meson test --suite python` with GCG_LIBRARY, GCGC_LIBRARY and
+GCG_EXAMPLES (the examples/ directory: list.gbnf and its 18-token vocabulary,
+ids 0 "[", 1 "]", 2 ",", 3..12 "0".."9", 13 "12", 14 "[1", 15 "7]", 16 "ab",
+17 EOS) set.
+"""
+import os
+import unittest
+
+import numpy as np
+
+import gcg
+
+EXAMPLES = os.environ["GCG_EXAMPLES"]
+GRAMMAR = open(os.path.join(EXAMPLES, "list.gbnf")).read()
+
+
+def allowed(mask):
+    return list(np.flatnonzero(np.unpackbits(mask.view(np.uint8), bitorder="little")))
+
+
+class BindingTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.vocab = gcg.Vocab.from_hex(os.path.join(EXAMPLES, "list.vocab.hex"), eos=[17])
+        cls.art = gcg.compile(GRAMMAR, cls.vocab)
+
+    def test_versions(self):
+        self.assertEqual(gcg.version(), "0.1.0")
+        self.assertEqual(gcg.format_versions(), (1, 1))
+
+    def test_artifact(self):
+        self.assertEqual(self.vocab.size, 18)
+        self.assertEqual(self.art.vocab_size, 18)
+        self.assertEqual(self.art.mask_words, 1)
+        self.assertEqual(self.art.eos, (17,))
+        self.assertEqual(self.art.token_bytes(14), b"[1")
+        self.assertIsNone(self.art.token_bytes(17))
+        self.assertIsNone(self.art.token_bytes(99))
+
+    def test_same_artifact_from_file(self):
+        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"gcg-py-{os.getpid()}.gcg")
+        with open(path, "wb") as f:
+            f.write(gcg.compile_bytes(GRAMMAR, self.vocab))
+        try:
+            art = gcg.Artifact.from_file(path)
+            m = art.matcher()
+            m.commit_bytes(b"[1,2]")
+            self.assertTrue(m.is_complete)
+        finally:
+            os.unlink(path)
+
+    def test_mask_is_filled_in_place(self):
+        m = self.art.matcher()
+        mask = m.new_mask(64)  # padded row: two words, the second all padding
+        self.assertEqual((mask.dtype, mask.shape), (np.int32, (2,)))
+        mask[1] = -1  # fill_mask leaves words past mask_words alone
+        self.assertIs(m.fill_mask(mask), mask)
+        self.assertEqual(list(mask), [(1 << 0) | (1 << 14), -1])
+        m.commit(14)  # "[1"
+        m.fill_mask(mask[:1])  # a view: written through, no copy
+        self.assertEqual(allowed(mask[:1]), [1, 2] + list(range(3, 14)) + [15])
+
+    def test_apply_mask_padded_logits(self):
+        m = self.art.matcher()
+        m.commit_bytes(b"[12")
+        mask = m.new_mask(151)
+        m.fill_mask(mask)
+        logits = np.arange(151, dtype=np.float32)
+        gcg.apply_mask(logits, mask)
+        self.assertEqual(list(np.flatnonzero(np.isfinite(logits))),
+                         [1, 2] + list(range(3, 14)) + [15])
+        self.assertEqual(logits[15], 15.0)
+        self.assertTrue(np.all(np.isneginf(logits[18:])))
+        short = m.new_mask()  # mask_words only: positions past it are disallowed
+        m.fill_mask(short)
+        logits = np.zeros((2, 100), dtype=np.float32)
+        gcg.apply_mask(logits, short)
+        self.assertEqual(int(np.isfinite(logits).sum()), 2 * 14)
+
+    def test_commit_eos_rollback(self):
+        m = self.art.matcher()
+        for t in (14, 2, 15):  # "[1" "," "7]"
+            m.commit(t)
+        self.assertTrue(m.is_complete)
+        self.assertEqual(m.rollback_depth, 3)
+        m.commit(17)
+        self.assertTrue(m.is_terminated)
+        mask = m.new_mask()
+        m.fill_mask(mask)
+        self.assertEqual(list(mask), [0])
+        with self.assertRaises(gcg.GcgError) as cm:
+            m.commit(3)
+        self.assertEqual(cm.exception.status, gcg.ERR_TERMINATED)
+        m.rollback(2)
+        self.assertFalse(m.is_terminated)
+        self.assertFalse(m.is_complete)
+        m.commit_bytes(b"0]")
+        m.commit_eos()
+        self.assertTrue(m.is_terminated)
+        m.reset()
+        self.assertEqual(m.rollback_depth, 0)
+
+    def test_errors(self):
+        m = self.art.matcher(max_rollback=1)
+        with self.assertRaises(gcg.GcgError) as cm:
+            m.commit(16)  # "ab"
+        self.assertEqual((cm.exception.status, str(cm.exception)),
+                         (gcg.ERR_REJECTED, "rejected by the grammar"))
+        with self.assertRaises(gcg.GcgError) as cm:
+            m.commit(18)
+        self.assertEqual(cm.exception.status, gcg.ERR_TOKEN_RANGE)
+        with self.assertRaises(gcg.GcgError) as cm:
+            m.commit_bytes(b"[1x")
+        self.assertEqual((cm.exception.status, cm.exception.offset), (gcg.ERR_REJECTED, 2))
+        with self.assertRaises(gcg.GcgError) as cm:
+            m.rollback(2)
+        self.assertEqual(cm.exception.status, gcg.ERR_ROLLBACK)
+        with self.assertRaises(gcg.GcgError) as cm:
+            self.art.matcher(max_nodes=0)
+        self.assertEqual(str(cm.exception), "invalid argument: matcher: max_nodes is 0")
+        with self.assertRaises(gcg.GcgError) as cm:
+            gcg.Artifact.from_bytes(b"xx")
+        self.assertEqual((cm.exception.status, cm.exception.offset), (gcg.ERR_FORMAT, 2))
+        self.assertEqual(cm.exception.message, "truncated: need 48 bytes of header, have 2")
+        with self.assertRaises(gcg.GcgError) as cm:
+            gcg.Artifact.from_file("/nonexistent/x.gcg")
+        self.assertEqual(cm.exception.status, gcg.ERR_IO)
+        with self.assertRaises(TypeError):
+            m.fill_mask(np.zeros(1, dtype=np.int64))
+
+    def test_compile_error_has_diagnostics(self):
+        with self.assertRaises(gcg.CompileError) as cm:
+            gcg.compile('root ::= "a\n', name="g.gbnf")
+        self.assertEqual(cm.exception.status, gcg.ERR_FORMAT)
+        self.assertEqual(str(cm.exception), "g.gbnf:1:10: error: unterminated literal")
+
+    def test_bytes_vocabulary(self):
+        art = gcg.compile('root ::= "hi"\n', gcg.Vocab.bytes256(eos=[256]))
+        self.assertEqual((art.vocab_size, art.eos), (257, (256,)))
+        m = art.matcher()
+        mask = m.new_mask()
+        m.fill_mask(mask)
+        self.assertEqual(allowed(mask), [ord("h")])
+        art_default = gcg.compile('root ::= "hi"\n')  # no vocabulary: 256 bytes
+        self.assertEqual(art_default.vocab_size, 256)
+
+
+if __name__ == "__main__":
+    unittest.main()
