@@ -98,9 +98,21 @@ static uint32_t *map_slot(map64 *m, uint64_t key, bool insert)
     return &m->v[h];
 }
 
-typedef struct frame { uint32_t node, child, set; } frame;
+/* A trie node being walked: its stacks (set) over a reference set lying
+ * `offset` entries below the run's top; memo = 1 when the walk below it is
+ * recorded (from the log marks on) under memo_key. */
+typedef struct frame {
+    uint32_t node, child, set, ref, offset;
+    uint32_t acc_mark, cfg_mark, memo;
+    uint64_t memo_key;
+} frame;
 
-#define STEP_WORDS 6 /* ref, set, class, next set, first config, configs */
+/* A step: reference, stack set, class -> next set, next reference, the drop
+ * of the reference, first read in step_reads, number of reads. */
+#define STEP_WORDS 8
+/* A memo entry: node, reference, set, intervals (first, count), configs
+ * (first, count) in memo_data. */
+#define MEMO_WORDS 7
 
 typedef struct ctx {
     const cfg *g;
@@ -111,22 +123,30 @@ typedef struct ctx {
     mask_automaton *out;
     uint32_t *pred_first, *pred;     /* CSR: states with a transition into t    */
     map64 consensus;                 /* (ref, depth, lhs) -> goto / DEAD / READ */
+    vec lset_start, lset_len, lset_data; /* interned reference sets of LR states */
+    map64 lset_ids, lset_down;       /* ... and (ref, depth) -> the set below   */
+    vec reads;                       /* (lhs, depth) reads of the step computed */
+    vec acc_log;                     /* accepted trie-node intervals of the run */
+    uint32_t acc_floor;              /* intervals below this index are closed   */
+    vec memo, memo_data;             /* shared subtree walks                    */
+    map64 memo_ids;
     uint32_t *stamp, gen;
     vec layer, next_layer;
     vec arena;                       /* scratch stacks of one step: [o, k, K...] */
     vec stack_start, stack_data;     /* interned stacks                         */
     vec sset_start, sset_len, sset_data; /* interned sets of stack ids          */
     vec steps;                       /* cached steps, STEP_WORDS each           */
-    vec step_cfgs;                   /* (lhs, skip) pairs of the steps' reads   */
+    vec step_reads;                  /* (lhs, depth) pairs of the steps' reads  */
     vec ids;                         /* scratch stack ids                       */
     map64 stack_ids, sset_ids, step_ids;
     uint32_t *direct;                /* [set * n_terms + class]: a cached step, valid
-                                        when the step's reference state is c->ref */
+                                        when the step's reference set is c->ref */
     uint32_t cap_direct;
     vec work;                        /* pending stacks: [o, k, K..., k + 2]     */
     frame *frames;
     uint32_t cap_frames;
-    uint32_t ref;                    /* state of the reference stack entry      */
+    uint32_t ref, offset;            /* reference set of the step in hand, and
+                                        its depth below the run's top          */
     uint32_t *acc;                   /* tokens accepted by the current run      */
     vec cfgs;                        /* configurations: (trie node, lhs, skip)  */
     map64 set_ids;                   /* token-set hash -> first id (chained)    */
@@ -187,14 +207,70 @@ static gcg_status build_pred(ctx *c)
     return GCG_OK;
 }
 
-/* The goto on `lhs` of every state that can lie `depth` entries below `ref`:
- * the common target, DEAD if none has one, READ if they differ or some lack it. */
-static uint32_t consensus_of(ctx *c, uint32_t ref, uint32_t depth, uint32_t lhs)
+static int cmp_u32(const void *x, const void *y)
 {
-    const lr_tables *t = c->lr;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Interns the list ids[0..n), sorted and deduplicated here, in the table
+ * (map, start, len, data); NONE for an empty list or on failure. */
+static uint32_t intern_list(ctx *c, map64 *map, vec *start, vec *lens, vec *data, uint32_t *ids, uint32_t n,
+                            uint64_t salt)
+{
+    if (n == 0)
+        return NONE;
+    qsort(ids, n, sizeof *ids, cmp_u32);
+    uint32_t m = 1;
+    for (uint32_t i = 1; i < n; i++)
+        if (ids[i] != ids[m - 1])
+            ids[m++] = ids[i];
+    uint64_t h = XXH3_64bits(ids, (size_t)m * sizeof *ids) ^ salt;
+    for (uint64_t probe = h;; probe++) {
+        uint32_t *slot = map_slot(map, probe, true);
+        if (!slot)
+            return fail(c, GCG_ERR_NOMEM), NONE;
+        if (*slot == NONE) {
+            *slot = start->n;
+            if (!vpush(start, data->n) || !vpush(lens, m) || !vreserve(data, m))
+                return fail(c, GCG_ERR_NOMEM), NONE;
+            memcpy(data->v + data->n, ids, (size_t)m * sizeof *ids);
+            data->n += m;
+            return *slot;
+        }
+        uint32_t id = *slot;
+        if (lens->v[id] == m && memcmp(data->v + start->v[id], ids, (size_t)m * sizeof *ids) == 0)
+            return id;
+    }
+}
+
+/* ---- reference sets and path consensus ----------------------------------
+ *
+ * A symbolic stack [o, k, K...] lies on a real stack whose entry at depth o
+ * is one of the reference set's states (the set is interned: an id). A run
+ * starts with the set {s} of its top state. Once every stack of a set has
+ * popped below the reference (o >= 1 for all), the reference moves down to
+ * the layer of states that can lie o entries below it and o drops to 0: what
+ * the simulation can learn about the real stack from then on depends only on
+ * that layer, so walks that started from different top states meet in the
+ * same (reference, stacks) pair and share their results. */
+
+/* Interns the set of LR states ids[0..n) (sorted and deduplicated here). */
+static uint32_t lset_intern(ctx *c, uint32_t *ids, uint32_t n)
+{
+    return intern_list(c, &c->lset_ids, &c->lset_start, &c->lset_len, &c->lset_data, ids, n, 0x1a7e5u);
+}
+
+/* The layer of states that can lie `depth` entries below the states of
+ * reference set `ref`, in c->layer. */
+static bool layer_below(ctx *c, uint32_t ref, uint32_t depth)
+{
     c->layer.n = 0;
-    if (!vpush(&c->layer, ref))
-        return fail(c, GCG_ERR_NOMEM), DEAD;
+    uint32_t start = c->lset_start.v[ref], n = c->lset_len.v[ref];
+    for (uint32_t i = 0; i < n; i++)
+        if (!vpush(&c->layer, c->lset_data.v[c->lset_start.v[ref] + i]))
+            return fail(c, GCG_ERR_NOMEM);
+    (void)start;
     for (uint32_t d = 0; d < depth; d++) {
         c->gen++;
         c->next_layer.n = 0;
@@ -204,12 +280,23 @@ static uint32_t consensus_of(ctx *c, uint32_t ref, uint32_t depth, uint32_t lhs)
                 if (c->stamp[c->pred[k]] != c->gen) {
                     c->stamp[c->pred[k]] = c->gen;
                     if (!vpush(&c->next_layer, c->pred[k]))
-                        return fail(c, GCG_ERR_NOMEM), DEAD;
+                        return fail(c, GCG_ERR_NOMEM);
                 }
         }
         vec tmp = c->layer;
         c->layer = c->next_layer, c->next_layer = tmp;
     }
+    return true;
+}
+
+/* The goto on `lhs` of every state that can lie `depth` entries below the
+ * reference set: the common target, DEAD if none has one, READ if they
+ * differ or some lack it. */
+static uint32_t consensus_of(ctx *c, uint32_t ref, uint32_t depth, uint32_t lhs)
+{
+    const lr_tables *t = c->lr;
+    if (!layer_below(c, ref, depth))
+        return DEAD;
     uint32_t result = DEAD;
     bool some_dead = false;
     for (uint32_t i = 0; i < c->layer.n; i++) {
@@ -226,6 +313,11 @@ static uint32_t consensus_of(ctx *c, uint32_t ref, uint32_t depth, uint32_t lhs)
 
 static uint32_t consensus(ctx *c, uint32_t ref, uint32_t depth, uint32_t lhs)
 {
+    if (ref >= (1u << 24) || lhs >= (1u << 24)) {
+        gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "mask simulation: more than %u stack layers or nonterminals",
+                     1u << 24);
+        return fail(c, GCG_ERR_LIMIT), DEAD;
+    }
     uint64_t key = ((uint64_t)ref << 40) | ((uint64_t)lhs << 16) | depth;
     uint32_t *slot = map_slot(&c->consensus, key, true);
     if (!slot)
@@ -233,6 +325,21 @@ static uint32_t consensus(ctx *c, uint32_t ref, uint32_t depth, uint32_t lhs)
     if (*slot == NONE) {
         uint32_t r = consensus_of(c, ref, depth, lhs);
         slot = map_slot(&c->consensus, key, false);
+        *slot = r;
+    }
+    return *slot;
+}
+
+/* The reference set `depth` layers below `ref` (cached). */
+static uint32_t lset_below(ctx *c, uint32_t ref, uint32_t depth)
+{
+    uint64_t key = ((uint64_t)ref << 32) | depth;
+    uint32_t *slot = map_slot(&c->lset_down, key, true);
+    if (!slot)
+        return fail(c, GCG_ERR_NOMEM), NONE;
+    if (*slot == NONE) {
+        uint32_t r = layer_below(c, ref, depth) ? lset_intern(c, c->layer.v, c->layer.n) : NONE;
+        slot = map_slot(&c->lset_down, key, false);
         *slot = r;
     }
     return *slot;
@@ -250,8 +357,9 @@ static bool add_config(ctx *c, uint32_t node, uint32_t lhs, uint32_t skip)
 
 /* Reduction by p applied in place to the stack w = [o, k, K...]. Returns
  * false when the stack ends here: the goto is dead, or the outcome depends on
- * the real stack (a read configuration is recorded for trie node `node`). */
-static bool sim_reduce(ctx *c, uint32_t *w, uint32_t p, uint32_t node)
+ * the real stack (the read is noted in c->reads as (lhs, depth below the
+ * reference), for the step being computed). */
+static bool sim_reduce(ctx *c, uint32_t *w, uint32_t p)
 {
     const lr_tables *t = c->lr;
     uint32_t o = w[0], k = w[1], len = t->prod_len[p], lhs = t->prod_lhs[p];
@@ -263,20 +371,20 @@ static bool sim_reduce(ctx *c, uint32_t *w, uint32_t p, uint32_t node)
         return to != GCG_NO_GOTO;
     }
     uint64_t depth = (uint64_t)o + (len - k); /* the real entry exposed */
-    if (depth == 0) {
-        to = t->go[(size_t)c->ref * t->n_nts + lhs];
-    } else if (depth > MAX_DEPTH) {
+    if (depth > MAX_DEPTH) {
         gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "a reduction pops more than %u stack entries", MAX_DEPTH);
         return fail(c, GCG_ERR_LIMIT);
-    } else {
-        to = consensus(c, c->ref, (uint32_t)depth, lhs);
-        if (to == READ)
-            return add_config(c, node, lhs, (uint32_t)depth - 1) && false;
-        if (to == DEAD)
-            return false;
     }
+    to = consensus(c, c->ref, (uint32_t)depth, lhs);
+    if (to == READ) {
+        if (!vpush(&c->reads, lhs) || !vpush(&c->reads, (uint32_t)depth))
+            fail(c, GCG_ERR_NOMEM);
+        return false;
+    }
+    if (to == DEAD)
+        return false;
     w[0] = (uint32_t)depth, w[1] = 1, w[2] = to;
-    return to != GCG_NO_GOTO;
+    return true;
 }
 
 static bool emit_shift(ctx *c, const uint32_t *w, uint32_t to)
@@ -313,7 +421,7 @@ static bool work_load(ctx *c, uint32_t *w)
 }
 
 /* One action of a conflict list, on a copy of w (forks go to the work list). */
-static void sim_fork(ctx *c, const uint32_t *w, uint32_t a, uint32_t node)
+static void sim_fork(ctx *c, const uint32_t *w, uint32_t a)
 {
     uint32_t copy[2 + MAX_KNOWN + 1];
     if (GCG_ACT_KIND(a) == GCG_ACT_SHIFT) {
@@ -323,14 +431,14 @@ static void sim_fork(ctx *c, const uint32_t *w, uint32_t a, uint32_t node)
     if (GCG_ACT_KIND(a) != GCG_ACT_REDUCE || GCG_ACT_ARG(a) == 0)
         return;
     memcpy(copy, w, ((size_t)w[1] + 2) * sizeof *w);
-    if (sim_reduce(c, copy, GCG_ACT_ARG(a), node))
+    if (sim_reduce(c, copy, GCG_ACT_ARG(a)))
         work_save(c, copy);
 }
 
 /* All reductions byte class `cls` triggers on stack `sim`, then its shifts:
- * the shifted stacks are appended to the arena, reads go to cfgs. A single
+ * the shifted stacks are appended to the arena, reads go to c->reads. A single
  * action is applied in place; only GLR conflicts fork a copy. */
-static void sim_byte(ctx *c, uint32_t sim, uint32_t cls, uint32_t node)
+static void sim_byte(ctx *c, uint32_t sim, uint32_t cls)
 {
     const lr_tables *t = c->lr;
     uint32_t w[2 + MAX_KNOWN + 1];
@@ -345,7 +453,7 @@ static void sim_byte(ctx *c, uint32_t sim, uint32_t cls, uint32_t node)
             fail(c, GCG_ERR_LIMIT);
             return;
         }
-        uint32_t top = w[1] ? w[1 + w[1]] : c->ref;
+        uint32_t top = w[1] ? w[1 + w[1]] : c->lset_data.v[c->lset_start.v[c->ref]];
         uint32_t a = t->action[(size_t)top * t->n_terms + cls];
         bool alive = false;
         switch (GCG_ACT_KIND(a)) {
@@ -353,12 +461,12 @@ static void sim_byte(ctx *c, uint32_t sim, uint32_t cls, uint32_t node)
             emit_shift(c, w, GCG_ACT_ARG(a));
             break;
         case GCG_ACT_REDUCE:
-            alive = GCG_ACT_ARG(a) != 0 && sim_reduce(c, w, GCG_ACT_ARG(a), node);
+            alive = GCG_ACT_ARG(a) != 0 && sim_reduce(c, w, GCG_ACT_ARG(a));
             break;
         case GCG_ACT_MULTI: {
             const uint32_t *m = t->multi + GCG_ACT_ARG(a);
             for (uint32_t i = 1; i <= m[0]; i++)
-                sim_fork(c, w, m[i], node);
+                sim_fork(c, w, m[i]);
             break;
         }
         default:
@@ -375,9 +483,10 @@ static void sim_byte(ctx *c, uint32_t sim, uint32_t cls, uint32_t node)
  * stacks over and over: inside a string body every byte takes the stack
  * [o, k, K...] back to one of a handful of stacks. So stacks and sets of
  * stacks are interned, and the outcome of one byte class on one set (the
- * next set and the read configurations it records) is computed once per
- * (reference state, set, class) and then looked up. The walk itself only
- * follows set ids; the results are exactly those of simulating every byte. */
+ * next set, the reference it moved to, and the read configurations it
+ * records) is computed once per (reference set, stack set, class) and then
+ * looked up. The walk itself only follows ids; the results are exactly
+ * those of simulating every byte. */
 
 /* Interns the stack w = [o, k, K...]; its id, or NONE on failure. */
 static uint32_t stack_intern(ctx *c, const uint32_t *w)
@@ -402,49 +511,33 @@ static uint32_t stack_intern(ctx *c, const uint32_t *w)
     }
 }
 
-static int cmp_u32(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return a < b ? -1 : a > b;
-}
-
-/* Interns the set of stack ids ids[0..n) (sorted and deduplicated here);
- * NONE for the empty set or on failure. */
 static uint32_t set_intern(ctx *c, uint32_t *ids, uint32_t n)
 {
-    if (n == 0)
-        return NONE;
-    qsort(ids, n, sizeof *ids, cmp_u32);
-    uint32_t m = 1;
-    for (uint32_t i = 1; i < n; i++)
-        if (ids[i] != ids[m - 1])
-            ids[m++] = ids[i];
-    uint64_t h = XXH3_64bits(ids, (size_t)m * sizeof *ids) ^ 0x5e7u;
-    for (uint64_t probe = h;; probe++) {
-        uint32_t *slot = map_slot(&c->sset_ids, probe, true);
-        if (!slot)
-            return fail(c, GCG_ERR_NOMEM), NONE;
-        if (*slot == NONE) {
-            *slot = c->sset_start.n;
-            bool ok = vpush(&c->sset_start, c->sset_data.n) && vpush(&c->sset_len, m) &&
-                      vreserve(&c->sset_data, m);
-            if (!ok)
-                return fail(c, GCG_ERR_NOMEM), NONE;
-            memcpy(c->sset_data.v + c->sset_data.n, ids, (size_t)m * sizeof *ids);
-            c->sset_data.n += m;
-            return *slot;
-        }
-        uint32_t id = *slot;
-        if (c->sset_len.v[id] == m &&
-            memcmp(c->sset_data.v + c->sset_start.v[id], ids, (size_t)m * sizeof *ids) == 0)
-            return id;
-    }
+    return intern_list(c, &c->sset_ids, &c->sset_start, &c->sset_len, &c->sset_data, ids, n, 0x5e7u);
 }
 
-/* Simulates byte class `cls` on every stack of `set` (reference state
- * c->ref) and records the step: the next set and the (lhs, skip) of every
- * read configuration. Returns the step's index, or NONE on failure. */
-static uint32_t step_compute(ctx *c, uint32_t set, uint32_t cls, uint32_t node)
+/* Moves the reference of the stacks in the arena from `from` on down by the
+ * smallest o among them (see above); the drop goes to *delta. */
+static uint32_t lower_reference(ctx *c, uint32_t from, uint32_t *delta)
+{
+    uint32_t lo = UINT32_MAX;
+    for (uint32_t s = from; s < c->arena.n; s += c->arena.v[s + 1] + 2)
+        lo = c->arena.v[s] < lo ? c->arena.v[s] : lo;
+    *delta = 0;
+    if (lo == 0 || lo == UINT32_MAX)
+        return c->ref;
+    uint32_t ref = lset_below(c, c->ref, lo);
+    if (ref == NONE)
+        return NONE;
+    for (uint32_t s = from; s < c->arena.n; s += c->arena.v[s + 1] + 2)
+        c->arena.v[s] -= lo;
+    *delta = lo;
+    return ref;
+}
+
+/* Simulates byte class `cls` on every stack of `set` (reference c->ref) and
+ * records the step. Returns its index, or NONE on failure. */
+static uint32_t step_compute(ctx *c, uint32_t set, uint32_t cls)
 {
     c->arena.n = 0;
     uint32_t start = c->sset_start.v[set], n = c->sset_len.v[set];
@@ -455,9 +548,11 @@ static uint32_t step_compute(ctx *c, uint32_t set, uint32_t cls, uint32_t node)
         memcpy(c->arena.v + c->arena.n, w, ((size_t)w[1] + 2) * sizeof *w);
         c->arena.n += w[1] + 2;
     }
-    uint32_t end = c->arena.n, cfg0 = c->cfgs.n;
+    uint32_t end = c->arena.n;
+    c->reads.n = 0;
     for (uint32_t s = 0; s < end && c->st == GCG_OK; s += c->arena.v[s + 1] + 2)
-        sim_byte(c, s, cls, node);
+        sim_byte(c, s, cls);
+    uint32_t delta = 0, ref = c->st == GCG_OK ? lower_reference(c, end, &delta) : NONE;
     c->ids.n = 0;
     for (uint32_t s = end; s < c->arena.n && c->st == GCG_OK; s += c->arena.v[s + 1] + 2) {
         uint32_t id = stack_intern(c, c->arena.v + s);
@@ -466,9 +561,9 @@ static uint32_t step_compute(ctx *c, uint32_t set, uint32_t cls, uint32_t node)
     }
     uint32_t next = c->st == GCG_OK ? set_intern(c, c->ids.v, c->ids.n) : NONE;
     uint32_t idx = c->steps.n / STEP_WORDS;
-    uint32_t rec[STEP_WORDS] = {c->ref, set, cls, next, c->step_cfgs.n, (c->cfgs.n - cfg0) / 3};
-    for (uint32_t i = cfg0; i < c->cfgs.n && c->st == GCG_OK; i += 3)
-        if (!vpush(&c->step_cfgs, c->cfgs.v[i + 1]) || !vpush(&c->step_cfgs, c->cfgs.v[i + 2]))
+    uint32_t rec[STEP_WORDS] = {c->ref, set, cls, next, ref, delta, c->step_reads.n, c->reads.n / 2};
+    for (uint32_t i = 0; i < c->reads.n && c->st == GCG_OK; i++)
+        if (!vpush(&c->step_reads, c->reads.v[i]))
             fail(c, GCG_ERR_NOMEM);
     for (uint32_t i = 0; i < STEP_WORDS && c->st == GCG_OK; i++)
         if (!vpush(&c->steps, rec[i]))
@@ -476,9 +571,7 @@ static uint32_t step_compute(ctx *c, uint32_t set, uint32_t cls, uint32_t node)
     return c->st == GCG_OK ? idx : NONE;
 }
 
-/* The step of (c->ref, set, cls): cached, or computed now with its read
- * configurations recorded at trie node `node`. */
-/* Makes room in the direct table for every set interned so far. */
+/* Makes room in the direct table for every stack set interned so far. */
 static bool direct_reserve(ctx *c)
 {
     uint64_t need = (uint64_t)c->sset_start.n * c->lr->n_terms;
@@ -497,35 +590,21 @@ static bool direct_reserve(ctx *c)
     return true;
 }
 
-/* Replays a cached step's read configurations at trie node `node`. */
+/* Records a step's reads as configurations at trie node `node`: a read at
+ * depth d below the reference is d + offset - 1 entries to skip below the
+ * run's top. */
 static const uint32_t *step_replay(ctx *c, const uint32_t *st, uint32_t node)
 {
-    for (uint32_t i = 0; i < st[5]; i++) {
-        const uint32_t *cf = c->step_cfgs.v + st[4] + 2 * i;
-        if (!add_config(c, node, cf[0], cf[1]))
+    for (uint32_t i = 0; i < st[7]; i++) {
+        const uint32_t *r = c->step_reads.v + st[6] + 2 * i;
+        if (!add_config(c, node, r[0], r[1] + c->offset - 1))
             return NULL;
     }
     return st;
 }
 
-static const uint32_t *step_lookup(ctx *c, uint32_t set, uint32_t cls, uint32_t node);
-
-static const uint32_t *step_of(ctx *c, uint32_t set, uint32_t cls, uint32_t node)
-{
-    uint64_t di = (uint64_t)set * c->lr->n_terms + cls;
-    if (di < c->cap_direct && c->direct[di] != NONE) {
-        const uint32_t *st = c->steps.v + (size_t)c->direct[di] * STEP_WORDS;
-        if (st[0] == c->ref)
-            return step_replay(c, st, node);
-    }
-    const uint32_t *st = step_lookup(c, set, cls, node);
-    if (st && direct_reserve(c))
-        c->direct[di] = (uint32_t)((st - c->steps.v) / STEP_WORDS);
-    return st;
-}
-
-/* The hashed store behind step_of: every step computed, by (ref, set, class). */
-static const uint32_t *step_lookup(ctx *c, uint32_t set, uint32_t cls, uint32_t node)
+/* The hashed store behind step_of: every step computed, by key. */
+static const uint32_t *step_lookup(ctx *c, uint32_t set, uint32_t cls)
 {
     uint32_t key[3] = {c->ref, set, cls};
     uint64_t h = XXH3_64bits(key, sizeof key);
@@ -534,7 +613,7 @@ static const uint32_t *step_lookup(ctx *c, uint32_t set, uint32_t cls, uint32_t 
         if (!slot)
             return fail(c, GCG_ERR_NOMEM), NULL;
         if (*slot == NONE) {
-            uint32_t idx = step_compute(c, set, cls, node);
+            uint32_t idx = step_compute(c, set, cls);
             if (idx == NONE)
                 return NULL;
             slot = map_slot(&c->step_ids, probe, false);
@@ -543,55 +622,167 @@ static const uint32_t *step_lookup(ctx *c, uint32_t set, uint32_t cls, uint32_t 
         }
         const uint32_t *st = c->steps.v + (size_t)*slot * STEP_WORDS;
         if (st[0] == key[0] && st[1] == key[1] && st[2] == key[2])
-            return step_replay(c, st, node);
+            return st;
     }
 }
 
-static void accept_node(ctx *c, uint32_t node)
+/* The step of (c->ref, set, cls), its reads recorded at trie node `node`:
+ * from the direct table (valid when its reference matches), else hashed. */
+static const uint32_t *step_of(ctx *c, uint32_t set, uint32_t cls, uint32_t node)
+{
+    uint64_t di = (uint64_t)set * c->lr->n_terms + cls;
+    const uint32_t *st = NULL;
+    if (di < c->cap_direct && c->direct[di] != NONE) {
+        st = c->steps.v + (size_t)c->direct[di] * STEP_WORDS;
+        if (st[0] != c->ref)
+            st = NULL;
+    }
+    if (!st) {
+        st = step_lookup(c, set, cls);
+        if (st && direct_reserve(c))
+            c->direct[di] = (uint32_t)((st - c->steps.v) / STEP_WORDS);
+    }
+    return st ? step_replay(c, st, node) : NULL;
+}
+
+/* ---- the trie walk, with shared subtrees ----------------------------------
+ *
+ * Tokens accepted by a run are logged as preorder intervals of trie nodes
+ * (the tokens ending in an interval are one run of trie->tokens). A subtree
+ * of at least MEMO_MIN nodes entered with the same (reference, stack set) is
+ * walked once: its accepted intervals and its configurations (skip relative
+ * to the reference's offset) are kept and replayed. */
+
+#define MEMO_MIN 64u
+
+/* Notes that the tokens ending at trie nodes [a, b) are accepted. */
+static void accept_range(ctx *c, uint32_t a, uint32_t b)
+{
+    if (c->acc_log.n > c->acc_floor && c->acc_log.v[c->acc_log.n - 1] == a)
+        c->acc_log.v[c->acc_log.n - 1] = b;
+    else if (!vpush(&c->acc_log, a) || !vpush(&c->acc_log, b))
+        fail(c, GCG_ERR_NOMEM);
+}
+
+/* The run's accepted intervals as the token bitmap c->acc. */
+static void acc_from_log(ctx *c)
 {
     const token_trie *tr = c->trie;
-    for (uint32_t i = tr->tok_start[node]; i < tr->tok_start[node + 1]; i++)
-        c->acc[tr->tokens[i] >> 5] |= 1u << (tr->tokens[i] & 31);
+    memset(c->acc, 0, (size_t)c->out->words * 4);
+    for (uint32_t i = 0; i < c->acc_log.n; i += 2)
+        for (uint32_t k = tr->tok_start[c->acc_log.v[i]]; k < tr->tok_start[c->acc_log.v[i + 1]]; k++)
+            c->acc[tr->tokens[k] >> 5] |= 1u << (tr->tokens[k] & 31);
 }
 
-/* The stack set after trie node `child`'s byte, from `set`; NONE when every
- * stack dies there. Tokens ending at `child` are accepted if one lives. */
-static uint32_t enter_child(ctx *c, uint32_t child, uint32_t set)
+/* The memo entry for (node, reference, set), or NONE. */
+static uint32_t memo_find(ctx *c, uint32_t node, uint32_t ref, uint32_t set, uint64_t *key_out)
+{
+    uint32_t key[3] = {node, ref, set};
+    uint64_t h = XXH3_64bits(key, sizeof key) ^ 0x3e30u;
+    for (uint64_t probe = h;; probe++) {
+        uint32_t *slot = map_slot(&c->memo_ids, probe, false);
+        if (!slot) {
+            *key_out = probe;
+            return NONE;
+        }
+        const uint32_t *m = c->memo.v + (size_t)*slot * MEMO_WORDS;
+        if (m[0] == node && m[1] == ref && m[2] == set)
+            return *slot;
+    }
+}
+
+/* Replays memo entry `id` at the current offset. */
+static void memo_replay(ctx *c, uint32_t id)
+{
+    const uint32_t *m = c->memo.v + (size_t)id * MEMO_WORDS;
+    for (uint32_t i = 0; i < m[4]; i += 2)
+        accept_range(c, c->memo_data.v[m[3] + i], c->memo_data.v[m[3] + i + 1]);
+    for (uint32_t i = 0; i < m[6] && c->st == GCG_OK; i += 3) {
+        const uint32_t *cf = c->memo_data.v + m[5] + i;
+        add_config(c, cf[0], cf[1], cf[2] + c->offset - 1);
+    }
+}
+
+/* Keeps what the walk below frame f logged as a memo entry. */
+static void memo_store(ctx *c, const frame *f)
+{
+    uint32_t id = c->memo.n / MEMO_WORDS, acc_n = c->acc_log.n - f->acc_mark, cfg_n = c->cfgs.n - f->cfg_mark;
+    uint32_t rec[MEMO_WORDS] = {f->node, f->ref, f->set, c->memo_data.n, acc_n, c->memo_data.n + acc_n, cfg_n};
+    if (!vreserve(&c->memo_data, acc_n + cfg_n))
+        return (void)fail(c, GCG_ERR_NOMEM);
+    memcpy(c->memo_data.v + c->memo_data.n, c->acc_log.v + f->acc_mark, (size_t)acc_n * sizeof(uint32_t));
+    c->memo_data.n += acc_n;
+    for (uint32_t i = f->cfg_mark; i < c->cfgs.n; i += 3) {
+        c->memo_data.v[c->memo_data.n++] = c->cfgs.v[i];
+        c->memo_data.v[c->memo_data.n++] = c->cfgs.v[i + 1];
+        c->memo_data.v[c->memo_data.n++] = c->cfgs.v[i + 2] + 1 - f->offset;
+    }
+    for (uint32_t i = 0; i < MEMO_WORDS && c->st == GCG_OK; i++)
+        if (!vpush(&c->memo, rec[i]))
+            fail(c, GCG_ERR_NOMEM);
+    uint32_t *slot = c->st == GCG_OK ? map_slot(&c->memo_ids, f->memo_key, true) : NULL;
+    if (slot)
+        *slot = id;
+    else
+        fail(c, GCG_ERR_NOMEM);
+}
+
+/* Enters trie node `child` from frame `from`'s stacks: on success the new
+ * frame is filled in and true returned; false when every stack dies (or the
+ * subtree was replayed from the memo, so there is nothing to walk). */
+static bool enter_child(ctx *c, const frame *from, uint32_t child, frame *to)
 {
     c->out->sim_steps++;
-    const uint32_t *st = step_of(c, set, c->trie->byte[child], child);
+    c->ref = from->ref, c->offset = from->offset;
+    const uint32_t *st = step_of(c, from->set, c->trie->byte[child], child);
     if (!st || st[3] == NONE)
-        return NONE;
-    accept_node(c, child);
-    return st[3];
+        return false;
+    accept_range(c, child, child + 1);
+    *to = (frame){child, child + 1, st[3], st[4], from->offset + st[5], 0, 0, NONE, UINT64_MAX};
+    if (c->trie->end[child] - child < MEMO_MIN)
+        return true;
+    c->ref = to->ref, c->offset = to->offset;
+    uint32_t id = memo_find(c, child, to->ref, to->set, &to->memo_key);
+    if (id != NONE) {
+        memo_replay(c, id);
+        return false;
+    }
+    /* The walk below is recorded from here: no interval logged before may
+     * grow into it. */
+    to->acc_mark = c->acc_floor = c->acc_log.n, to->cfg_mark = c->cfgs.n, to->memo = 1;
+    return true;
 }
 
-/* Depth-first walk below trie node `node`, whose stacks are the set `set`. */
-static void walk(ctx *c, uint32_t node, uint32_t set)
+/* Depth-first walk below the frame `top`'s trie node. */
+static void walk(ctx *c, frame top)
 {
     const token_trie *tr = c->trie;
     uint32_t depth = 0;
-    c->frames[0] = (frame){node, node + 1, set};
+    c->frames[0] = top;
     while (c->st == GCG_OK) {
         frame *f = &c->frames[depth];
         if (f->child >= tr->end[f->node]) {
+            if (f->memo == 1)
+                memo_store(c, f);
             if (depth-- == 0)
                 return;
             continue;
         }
         uint32_t ch = f->child;
         f->child = tr->end[ch];
-        uint32_t next = enter_child(c, ch, f->set);
-        if (next != NONE)
-            c->frames[++depth] = (frame){ch, ch + 1, next};
+        if (enter_child(c, f, ch, &c->frames[depth + 1]))
+            depth++;
     }
 }
 
-/* The set holding the single stack w. */
-static uint32_t single_set(ctx *c, const uint32_t *w)
+/* A frame at trie node `node` holding the single stack w over the
+ * reference {state}; false on failure. */
+static bool single_frame(ctx *c, uint32_t node, uint32_t state, const uint32_t *w, frame *f)
 {
-    uint32_t id = stack_intern(c, w);
-    return id == NONE ? NONE : set_intern(c, &id, 1);
+    uint32_t s = state, ref = lset_intern(c, &s, 1), id = stack_intern(c, w);
+    uint32_t set = id == NONE ? NONE : set_intern(c, &id, 1);
+    *f = (frame){node, node + 1, set, ref, 0, 0, 0, NONE, UINT64_MAX};
+    return set != NONE && ref != NONE;
 }
 
 /* ---- token sets and automaton states ------------------------------------- */
@@ -676,22 +867,21 @@ static uint32_t d_id(ctx *c)
 
 /* ---- runs --------------------------------------------------------------- */
 
-static void run_begin(ctx *c, uint32_t ref)
+static void run_begin(ctx *c)
 {
-    c->ref = ref;
     c->cfgs.n = 0;
-    c->arena.n = 0;
-    memset(c->acc, 0, (size_t)c->out->words * 4);
+    c->acc_log.n = c->acc_floor = 0;
 }
 
 /* RootAcc[s] and RootD[s]: the trie walked from the empty stack top s. */
 static void run_root(ctx *c, uint32_t s)
 {
-    run_begin(c, s);
+    run_begin(c);
     static const uint32_t empty[2] = {0, 0};
-    uint32_t set = single_set(c, empty);
-    if (set != NONE)
-        walk(c, 0, set);
+    frame f;
+    if (single_frame(c, 0, s, empty, &f))
+        walk(c, f);
+    acc_from_log(c);
     c->out->root_acc[s] = set_id(c);
     c->out->root_d[s] = d_id(c);
 }
@@ -701,7 +891,7 @@ static void run_root(ctx *c, uint32_t s)
 static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *next)
 {
     const lr_tables *t = c->lr;
-    run_begin(c, q);
+    run_begin(c);
     uint32_t start = c->d_start.v[d], n = c->d_len.v[d];
     for (uint32_t i = 0; i < n && c->st == GCG_OK; i++) {
         const uint32_t *cf = c->d_data.v + start + 3 * i;
@@ -713,11 +903,15 @@ static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *
         uint32_t to = t->go[(size_t)q * t->n_nts + lhs];
         if (to == GCG_NO_GOTO)
             continue;
-        uint32_t w[3] = {0, 1, to}, set = single_set(c, w), next;
-        if (set != NONE && (next = enter_child(c, node, set)) != NONE)
-            walk(c, node, next);
+        /* The byte of `node` is simulated again from [q, to]. */
+        uint32_t w[3] = {0, 1, to};
+        frame parent;
+        if (single_frame(c, node, q, w, &parent) &&
+            enter_child(c, &parent, node, &c->frames[0]))
+            walk(c, c->frames[0]);
         start = c->d_start.v[d]; /* d_data may not move here, but stay safe */
     }
+    acc_from_log(c);
     *acc = set_id(c);
     *next = d_id(c);
 }
@@ -815,10 +1009,13 @@ static void ctx_free(ctx *c)
     free(c->pred_first), free(c->pred), free(c->stamp), free(c->frames), free(c->acc), free(c->direct);
     vec *vs[] = {&c->layer, &c->next_layer, &c->arena, &c->work, &c->cfgs, &c->d_start, &c->d_len,
                  &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->stack_start, &c->stack_data,
-                 &c->sset_start, &c->sset_len, &c->sset_data, &c->steps, &c->step_cfgs, &c->ids};
+                 &c->sset_start, &c->sset_len, &c->sset_data, &c->steps, &c->step_reads, &c->ids,
+                 &c->lset_start, &c->lset_len, &c->lset_data, &c->reads, &c->acc_log, &c->memo,
+                 &c->memo_data};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         free(vs[i]->v);
-    map64 *ms[] = {&c->consensus, &c->set_ids, &c->d_ids, &c->stack_ids, &c->sset_ids, &c->step_ids};
+    map64 *ms[] = {&c->consensus, &c->set_ids, &c->d_ids, &c->stack_ids, &c->sset_ids, &c->step_ids,
+                   &c->lset_ids, &c->lset_down, &c->memo_ids};
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
         free(ms[i]->k), free(ms[i]->v);
 }
