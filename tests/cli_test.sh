@@ -96,6 +96,7 @@ printf '5b\n5d\n2c\n7b\n7d\n3a\n22\n61\n31\n74727565\n66616c7365\n5b5d\n-\n' >ti
 printf 'root ::= "a" undefined-rule\n' >undefined.gbnf
 printf 'root ::= "a"\nunused ::= "b"\n' >unused.gbnf
 printf 'hello' >short.gcg
+mkdir -p tracedir_art
 
 # ---- gcgc: version, help, usage ------------------------------------------------
 
@@ -187,45 +188,50 @@ run "$GCG" --help;                    check_grep "gcg --help" 0 out '^usage: gcg
 for c in match mask replay info; do
     run "$GCG" $c --help;             check_grep "gcg $c --help" 0 out "^usage: gcg $c ART\\.gcg"
 done
-run "$GCG";                           check_grep "gcg without command" 3 err '^usage: gcg'
-run "$GCG" frobnicate;                check "gcg unknown command" 3 "" \
+run "$GCG";                           check_grep "gcg without command" 2 err '^usage: gcg'
+run "$GCG" frobnicate;                check "gcg unknown command" 2 "" \
     "gcg: unknown command 'frobnicate'
 Try 'gcg --help'."
-run "$GCG" match;                     check "gcg match without artifact" 3 "" \
+run "$GCG" match;                     check "gcg match without artifact" 2 "" \
     "gcg match: no artifact given
 Try 'gcg match --help'."
-run "$GCG" match paren.gcg a b;       check_grep "gcg match extra argument" 3 err "^gcg match: unexpected argument 'b'$"
-run "$GCG" replay tok.gcg;            check_grep "gcg replay without traces" 3 err '^gcg replay: missing argument$'
-run "$GCG" mask tok.gcg --frob;       check_grep "gcg mask unknown option" 3 err "^gcg mask: unknown option '--frob'$"
-run "$GCG" mask tok.gcg --tokens;     check_grep "gcg mask option without value" 3 err '^gcg mask: option --tokens needs a value$'
-run "$GCG" mask tok.gcg --tokens 1 --text x; check_grep "gcg mask tokens and text" 3 err '^gcg mask: --tokens and --text exclude each other$'
-run "$GCG" mask tok.gcg --tokens "0 x"; check_grep "gcg mask bad id" 3 err '^gcg mask: --tokens: bad token id after position 1$'
+run "$GCG" match paren.gcg a b;       check_grep "gcg match extra argument" 2 err "^gcg match: unexpected argument 'b'$"
+run "$GCG" replay tok.gcg;            check_grep "gcg replay without traces" 2 err '^gcg replay: missing argument$'
+run "$GCG" mask tok.gcg --frob;       check_grep "gcg mask unknown option" 2 err "^gcg mask: unknown option '--frob'$"
+run "$GCG" mask tok.gcg --tokens;     check_grep "gcg mask option without value" 2 err '^gcg mask: option --tokens needs a value$'
+run "$GCG" mask tok.gcg --tokens 1 --text x; check_grep "gcg mask tokens and text" 2 err '^gcg mask: --tokens and --text exclude each other$'
+run "$GCG" mask tok.gcg --tokens "0 x"; check_grep "gcg mask bad id" 2 err '^gcg mask: --tokens: bad token id after position 1$'
 
 # ---- gcg: artifact errors ------------------------------------------------------
 
-run "$GCG" match missing.gcg </dev/null; check_grep "gcg missing artifact" 3 err '^gcg: missing\.gcg: i/o error: '
-run "$GCG" info short.gcg;            check "gcg truncated artifact" 3 "" \
+run "$GCG" match missing.gcg </dev/null; check "gcg missing artifact" 1 "" "gcg: missing.gcg: cannot open: No such file or directory"
+run "$GCG" info short.gcg;            check "gcg truncated artifact" 1 "" \
     "gcg: short.gcg: artifact format error: truncated: need 48 bytes of header, have 5"
-run "$GCG" match paren.gcg missing.txt; check "gcg match unreadable input" 3 "" \
+run "$GCG" info tracedir_art;          check "gcg artifact is a directory" 1 "" \
+    "gcg: tracedir_art: is a directory, not an artifact"
+run "$GCG" info <(cat tok.gcg);       check_grep "gcg artifact from a pipe" 0 out '^vocabulary: paren\.hex, 7 tokens, EOS ids: 6$'
+run "$GCG" info <(printf '');         check_grep "gcg empty pipe as artifact" 1 err \
+    '^gcg: /dev/fd/[0-9]+: artifact format error: truncated: need 48 bytes of header, have 0$'
+run "$GCG" match paren.gcg missing.txt; check "gcg match unreadable input" 1 "" \
     "gcg: cannot read missing.txt: No such file or directory"
 
 # ---- gcg match -------------------------------------------------------------------
 
 run "$GCG" match paren.gcg < <(printf 'x');        check "match complete" 0 complete ""
-run "$GCG" match paren.gcg < <(printf '((x)');     check "match prefix" 1 prefix ""
-run "$GCG" match paren.gcg </dev/null;             check "match empty" 1 prefix ""
-run "$GCG" match paren.gcg < <(printf '((x)]');    check "match reject" 2 "reject 4" ""
-run "$GCG" match paren.gcg < <(printf 'y');        check "match reject first" 2 "reject 0" ""
-run "$GCG" match paren.gcg < <(printf 'x)');       check "match reject after complete" 2 "reject 1" ""
+run "$GCG" match paren.gcg < <(printf '((x)');     check "match prefix" 3 prefix ""
+run "$GCG" match paren.gcg </dev/null;             check "match empty" 3 prefix ""
+run "$GCG" match paren.gcg < <(printf '((x)]');    check "match reject" 1 "reject 4" ""
+run "$GCG" match paren.gcg < <(printf 'y');        check "match reject first" 1 "reject 0" ""
+run "$GCG" match paren.gcg < <(printf 'x)');       check "match reject after complete" 1 "reject 1" ""
 printf '(x)' >in.txt
 run "$GCG" match paren.gcg in.txt;                 check "match file" 0 complete ""
 run "$GCG" match paren.gcg - <in.txt;              check "match - is stdin" 0 complete ""
 { repeat '(' 100000; printf x; repeat ')' 100000; } >deep.txt
 run "$GCG" match paren.gcg deep.txt;               check "match 100k nested" 0 complete ""
 { repeat '(' 70000; printf 'x)y'; } >deep_bad.txt
-run "$GCG" match paren.gcg deep_bad.txt;           check "match reject past a chunk" 2 "reject 70002" ""
+run "$GCG" match paren.gcg deep_bad.txt;           check "match reject past a chunk" 1 "reject 70002" ""
 { repeat '(' 100000; printf x; repeat ')' 99999; } >deep_open.txt
-run "$GCG" match paren.gcg deep_open.txt;          check "match 100k nested prefix" 1 prefix ""
+run "$GCG" match paren.gcg deep_open.txt;          check "match 100k nested prefix" 3 prefix ""
 
 # ---- gcg mask --------------------------------------------------------------------
 
@@ -236,34 +242,42 @@ run "$GCG" mask tok.gcg --tokens "1";              check "mask after x: EOS" 0 "
 run "$GCG" mask tok.gcg --text "((x";              check "mask after text ((x" 0 "2 4" ""
 run "$GCG" mask tok.gcg --text "((x" --count;      check "mask --text --count" 0 "2" ""
 run "$GCG" mask tok.gcg --tokens "1 6";            check "mask after EOS is empty" 0 "" ""
-run "$GCG" mask tok.gcg --tokens "5 5";            check "mask disallowed token" 2 "" \
+run "$GCG" mask tok.gcg --tokens "5 5";            check "mask disallowed token" 1 "" \
     "gcg: token 2 (id 5) at position 1 is not allowed"
-run "$GCG" mask tok.gcg --tokens "0 0 99";         check "mask token out of range" 2 "" \
+run "$GCG" mask tok.gcg --tokens "0 0 99";         check "mask token out of range" 1 "" \
     "gcg: token 3 (id 99) at position 2 is not allowed (out of the vocabulary)"
-run "$GCG" mask tok.gcg --tokens "1 6 2";          check "mask token after EOS" 2 "" \
+run "$GCG" mask tok.gcg --tokens "1 6 2";          check "mask token after EOS" 1 "" \
     "gcg: token 3 (id 2) at position 2 is not allowed (after EOS)"
-run "$GCG" mask tok.gcg --text "x(";               check "mask disallowed text" 2 "" \
+run "$GCG" mask tok.gcg --text "x(";               check "mask disallowed text" 1 "" \
     "gcg: text is not allowed at byte 1"
 
 # ---- gcg replay ------------------------------------------------------------------
 
 printf '0 1 2 6\n0 0 1 4\n\n0 1\n1 1 2\n5 2\n' >traces.txt
 run "$GCG" replay tok.gcg traces.txt
-check_grep "replay line 1" 2 out '^line 1: steps 4, violations 0, complete$'
-check_grep "replay line 2" 2 out '^line 2: steps 4, violations 0, complete$'
-check_grep "replay line 4" 2 out '^line 4: steps 2, violations 0, incomplete$'
-check_grep "replay violation" 2 out '^line 5: step 1: token 1 not allowed$'
-check_grep "replay line 5" 2 out '^line 5: steps 1, violations 1, incomplete$'
-check_grep "replay line 6" 2 out '^line 6: steps 2, violations 0, complete$'
-check_grep "replay total" 2 out '^total: 5 lines, 13 steps, 1 violations, 3 complete$'
-check_grep "replay timing" 2 out '^mask time \(us\): mean [0-9.]+, p50 [0-9.]+, p99 [0-9.]+, max [0-9.]+ \(14 masks\)$'
+check_grep "replay line 1" 1 out '^line 1: steps 4, violations 0, complete$'
+check_grep "replay line 2" 1 out '^line 2: steps 4, violations 0, complete$'
+check_grep "replay line 4" 1 out '^line 4: steps 2, violations 0, incomplete$'
+check_grep "replay violation" 1 out '^line 5: step 1: token 1 not allowed$'
+check_grep "replay line 5" 1 out '^line 5: steps 1, violations 1, incomplete$'
+check_grep "replay line 6" 1 out '^line 6: steps 2, violations 0, complete$'
+check_grep "replay total" 1 out '^total: 5 lines, 13 steps, 1 violations, 3 complete$'
+check_grep "replay timing" 1 out '^mask time \(us\): mean [0-9.]+, p50 [0-9.]+, p99 [0-9.]+, max [0-9.]+ \(14 masks\)$'
 printf '0 1 2 6\n' >good.txt
 run "$GCG" replay tok.gcg good.txt
 check_grep "replay clean" 0 out '^total: 1 lines, 4 steps, 0 violations, 1 complete$'
-run "$GCG" replay tok.gcg missing.txt;  check "replay unreadable traces" 3 "" \
+run "$GCG" replay tok.gcg missing.txt;  check "replay unreadable traces" 1 "" \
     "gcg: cannot read missing.txt: No such file or directory"
 printf '0 zz\n' >bad_traces.txt
-run "$GCG" replay tok.gcg bad_traces.txt; check_grep "replay malformed line" 3 err '^gcg replay: line 1: bad token id after step 1$'
+run "$GCG" replay tok.gcg bad_traces.txt; check_grep "replay malformed line" 1 err '^gcg replay: line 1: bad token id after step 1$'
+mkdir -p tracedir
+run "$GCG" replay tok.gcg tracedir;     check "replay directory as traces" 1 "" \
+    "gcg: cannot read tracedir: is a directory"
+printf '0 1 2 6\n0 1\0002 6\n' >nul_traces.txt
+run "$GCG" replay tok.gcg nul_traces.txt; check_grep "replay NUL byte in a line" 1 err \
+    '^gcg replay: nul_traces\.txt: line 2: NUL byte at column 4$'
+run "$GCG" replay tok.gcg <(printf '0 1 2 6\n'); check_grep "replay traces from a pipe" 0 out \
+    '^total: 1 lines, 4 steps, 0 violations, 1 complete$'
 
 # ---- gcg info ----------------------------------------------------------------------
 
