@@ -383,6 +383,34 @@ static int write_stdout(const uint8_t *data, size_t n)
     return 0;
 }
 
+/* The file a symlink leads to: realpath, or for a link to a file not yet
+ * there, the link's own text (relative to the link's directory) when that
+ * is not a link again. NULL with errno set otherwise. */
+static char *link_target(const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (real || errno != ENOENT)
+        return real;
+    char text[4096];
+    ssize_t n = readlink(path, text, sizeof text - 1);
+    if (n < 0)
+        return NULL;
+    text[n] = '\0';
+    const char *slash = strrchr(path, '/');
+    int dir = text[0] != '/' && slash ? (int)(slash - path) + 1 : 0;
+    char *t = malloc((size_t)dir + (size_t)n + 1);
+    if (!t)
+        return NULL;
+    sprintf(t, "%.*s%s", dir, path, text);
+    struct stat sb;
+    if (lstat(t, &sb) == 0 || errno != ENOENT) { /* there after all, or a chain: refuse */
+        free(t);
+        errno = ELOOP;
+        return NULL;
+    }
+    return t;
+}
+
 /* Writes an artifact to `path` ("-": stdout). A rename over a device, FIFO
  * or symlink would replace it by a regular file (as root, `-o /dev/null`
  * would destroy /dev/null), so only regular files are written: a symlink
@@ -395,7 +423,7 @@ static int write_output(const cli_args *a, const char *path, const uint8_t *data
     char *target = NULL;
     struct stat sb;
     int rc = 0;
-    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && !(target = realpath(path, NULL))) {
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && !(target = link_target(path))) {
         fprintf(stderr, "gcgc: cannot write %s: a symlink whose target cannot be resolved (%s)\n",
                 path, strerror(errno));
         return EXIT_ERRORS;

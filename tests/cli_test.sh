@@ -15,6 +15,7 @@ fi
 # Absolute paths: the test runs in a temporary directory.
 GCGC=$(realpath "$1")
 GCG=$(realpath "$2")
+DATA=$(realpath "$(dirname "$0")/data")
 T=$(mktemp -d "${TMPDIR:-/tmp}/gcg_cli_test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
@@ -181,6 +182,133 @@ check_grep "gcgc --strict-latency right recursion" 0 err '^certificate: at most 
 run "$GCGC" compile tiny_json.gbnf -o tiny_json.gcg --vocab-hex tiny_json.hex --eos 12
 check_grep "gcgc tiny JSON certificate" 0 err '^certificate: at most 7 stack reads, 8 set operations, [0-9]+ bytes per frontier node$'
 cert=$(grep '^certificate: ' <<<"$err")
+
+# ---- gcgc: where -o writes ---------------------------------------------------------
+
+# -o replaced its path by rename(2): a FIFO, a device or a symlink became a
+# regular file. Only regular files are written now.
+mkfifo fifo.gcg
+run "$GCGC" compile paren.gbnf -o fifo.gcg
+check "gcgc -o FIFO refused" 1 "" "gcgc: refusing to write fifo.gcg: it is a FIFO (-o writes regular files only)"
+[[ -p fifo.gcg ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL -o replaced the FIFO"; }
+run "$GCGC" compile paren.gbnf -o /dev/null
+check "gcgc -o device refused" 1 "" "gcgc: refusing to write /dev/null: it is a device (-o writes regular files only)"
+[[ -c /dev/null ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL -o replaced /dev/null"; }
+mkdir -p adir
+run "$GCGC" compile paren.gbnf -o adir
+check "gcgc -o directory refused" 1 "" "gcgc: refusing to write adir: it is a directory (-o writes regular files only)"
+cp paren.gbnf self.gbnf
+run "$GCGC" compile self.gbnf -o self.gbnf
+check "gcgc -o the input grammar refused" 1 "" "gcgc: refusing to write self.gbnf: it is an input of this compile"
+cmp -s self.gbnf paren.gbnf && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL -o overwrote the grammar"; }
+ln -s self.gbnf self_link.gcg
+run "$GCGC" compile self.gbnf -o self_link.gcg
+check_grep "gcgc -o symlink to the input refused" 1 err '^gcgc: refusing to write self_link\.gcg: it is an input of this compile$'
+ln -s linked_target.gcg link.gcg
+run "$GCGC" compile paren.gbnf -o link.gcg
+check_grep "gcgc -o symlink written through" 0 err '^artifact: [0-9]+ bytes -> link\.gcg$'
+[[ -L link.gcg && -f linked_target.gcg && ! -L linked_target.gcg ]] && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL -o did not write through the symlink"; }
+"$GCGC" compile paren.gbnf -o - 2>stdout_err.txt >stdout.gcg
+rc=$?; out=""; err=$(cat stdout_err.txt)
+check_grep "gcgc -o - summary" 0 err '^artifact: [0-9]+ bytes -> stdout$'
+run "$GCG" info stdout.gcg
+check_grep "gcgc -o - writes the artifact" 0 out '^grammar: paren\.gbnf \(root: root\)$'
+run "$GCGC" compile paren.gbnf -o - --stats
+check_grep "gcgc -o - with --stats" 2 err '^gcgc compile: --stats prints to stdout, where -o - writes the artifact$'
+
+# ---- gcgc compile: a batch against one vocabulary -------------------------------------
+
+mkdir -p batch
+printf 'root ::= "a" bad-rule\n' >bad.gbnf
+run "$GCGC" compile --out-dir batch --report batch.tsv --vocab-hex paren.hex --eos 6 \
+    paren.gbnf bad.gbnf nested_list.gbnf missing.gbnf
+check_grep "batch exit status" 1 err '^compiled 2 of 4 grammars$'
+check_grep "batch error printed" 1 err '^bad\.gbnf:1:[0-9]+: error: .*bad-rule'
+check_grep "batch EOS once" 1 err '^EOS ids: 6 \(from given \(--eos\)\)$'
+[[ -s batch/paren.gcg && -s batch/nested_list.gcg && ! -e batch/bad.gcg ]] && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL batch outputs"; ls batch; }
+run cut -f1,2,5,6 batch.tsv
+check "batch report" 0 "grammar	status	lr_states	certificate
+paren.gbnf	ok	6	bounded 4
+bad.gbnf	error	0	-
+nested_list.gbnf	ok	12	unbounded list
+missing.gbnf	error	0	-" ""
+run awk -F'\t' 'NR > 1 { print NF, ($3 ~ /^[0-9]+\.[0-9][0-9][0-9]$/), ($4 > 0) == ($2 == "ok") }' batch.tsv
+check "batch report columns" 0 "7 1 1
+7 1 1
+7 1 1
+7 1 1" ""
+run awk -F'\t' '$1 == "bad.gbnf" { print $7 } $1 == "missing.gbnf" { print $7 }' batch.tsv
+check_grep "batch report message" 0 out '^undefined rule "bad-rule"$'
+check_grep "batch report unreadable" 0 out '^cannot read missing\.gbnf: No such file or directory$'
+run "$GCGC" compile --out-dir batch paren.gbnf tiny_json.gbnf
+check "batch all compiled" 0 "" '*'
+mkdir -p other && cp paren.gbnf other/
+run "$GCGC" compile --out-dir batch paren.gbnf other/paren.gbnf
+check_grep "batch same output name" 1 err '^gcgc: output batch/paren\.gcg is also the output of paren\.gbnf$'
+run "$GCGC" compile paren.gbnf tiny_json.gbnf -o x.gcg
+check_grep "several grammars need --out-dir" 2 err '^gcgc compile: several grammars need --out-dir DIR$'
+run "$GCGC" compile --out-dir nodir paren.gbnf
+check_grep "batch missing directory" 1 err '^gcgc: --out-dir nodir: No such file or directory$'
+
+# ---- gcgc: vocabularies and EOS ids ---------------------------------------------------
+
+# A DeepSeek-V3-like tokenizer.json: special tokens in model.vocab too.
+mkdir -p ds && cp "$DATA/vocab/deepseek/"*.json ds/
+run "$GCGC" compile tiny_json.gbnf --tokenizer ds/tokenizer.json -o ds.gcg
+check_grep "DeepSeek layout loads" 0 err '^EOS ids: 1 \(from generation_config\.json eos_token_id\)$'
+rm ds/generation_config.json
+run "$GCGC" compile tiny_json.gbnf --tokenizer ds/tokenizer.json -o ds.gcg
+check_grep "EOS from tokenizer_config.json" 0 err '^EOS ids: 0 \(from tokenizer_config\.json eos_token\)$'
+run "$GCGC" compile tiny_json.gbnf --tokenizer ds/tokenizer.json --eos 2 -o ds.gcg
+check_grep "EOS with text warns" 0 err '^gcgc: warning: EOS id 2 is an ordinary token with text "\{"; as EOS it no longer stands for that text$'
+run "$GCGC" compile tiny_json.gbnf --tiktoken "$DATA/vocab/tiktoken/small.tiktoken" --eos 8 -o tt.gcg
+check_grep "tiktoken vocabulary" 0 err '^EOS ids: 8 \(from given \(--eos\)\)$'
+run "$GCG" info tt.gcg
+check_grep "tiktoken vocabulary size" 0 out '^vocabulary: small\.tiktoken, 9 tokens, EOS ids: 8$'
+printf 'YQ== 0\nYg== x\n' >bad.tiktoken
+run "$GCGC" compile paren.gbnf --tiktoken bad.tiktoken -o x.gcg
+check "tiktoken error positioned" 1 "" "bad.tiktoken:2:6: expected a rank (decimal digits) after the token"
+
+# ---- gcgc check --count and --report ---------------------------------------------------
+
+# Hand-counted: [a-z]* has 26^k sentences of k bytes; sum over k <= 20
+# overflows 64 bits.
+printf 'root ::= [a-z]*\n' >az.gbnf
+run "$GCGC" check az.gbnf --count 20
+check_grep "count [a-z]* up to 20" 0 out '^sentences up to 20 bytes: 20725274851017785518433805271$'
+run "$GCGC" check az.gbnf --count 0
+check_grep "count up to 0: the empty sentence" 0 out '^sentences up to 0 bytes: 1$'
+# Ambiguous: a^k (k >= 1) has many parses but counts once: 3 sentences up to 3.
+printf 'root ::= "a" root | root "a" | "a"\n' >amb.gbnf
+run "$GCGC" check amb.gbnf --count 3
+check_grep "count ambiguous grammar" 0 out '^sentences up to 3 bytes: 3$'
+# "a", "ab" with tokens a, b, ab: spellings a | a b | ab = 3.
+printf 'root ::= "a" | "ab"\n' >ab.gbnf
+printf '61\n62\n6162\n-\n' >ab.hex
+run "$GCGC" check ab.gbnf --count 2 --vocab-hex ab.hex --eos 3
+check_grep "count sentences a|ab" 0 out '^sentences up to 2 bytes: 2$'
+check_grep "count spellings a|ab" 0 out '^token sequences spelling them: 3$'
+# [xy]+ up to 3 bytes: 2 + 4 + 8 = 14 sentences. Tokens x, y, xy: each
+# string spells byte by byte, and once more per "xy" in it (at most one up
+# to 3 bytes): 2 + (4 + 1) + (8 + 4: xxy xyx xyy yxy) = 19 spellings.
+printf 'root ::= [xy]+\n' >xy.gbnf
+printf '78\n79\n7879\n' >xy.hex
+run "$GCGC" check xy.gbnf --count 3 --vocab-hex xy.hex
+check_grep "count (x|y)+ sentences" 0 out '^sentences up to 3 bytes: 14$'
+check_grep "count (x|y)+ spellings" 0 out '^token sequences spelling them: 19$'
+run "$GCGC" check az.gbnf --count 5000
+check_grep "count above the limit" 2 err "^gcgc check: --count needs a length from 0 to 4096, got '5000'$"
+run "$GCGC" check amb.gbnf --report amb.out
+check_grep "report written" 0 out '^conflicts: 2 shift/reduce, 0 reduce/reduce$'
+run grep -c '^State [0-9]*:$' amb.out
+check "report lists every state" 0 5 ""
+run grep -A2 -F 'on [a]: ** conflict **' amb.out
+check_grep "report conflict productions" 0 out '^        reduce 3 \(root ::= \[a\]\)$'
+check_grep "report conflict shift" 0 out '^        shift [0-9]+$'
+run grep -F 'root ::= [a] . root' amb.out
+check "report items" 0 "    root ::= [a] . root" ""
 
 # ---- gcg: version, help, usage ---------------------------------------------------
 
