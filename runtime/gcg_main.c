@@ -22,6 +22,7 @@
 
 #include "artifact.h"
 #include "gcg.h"
+#include "gss_dot.h"
 
 #define EXIT_ERRORS 1 /* input errors and rejections         */
 #define EXIT_REJECT 1
@@ -36,7 +37,7 @@ static const char USAGE[] =
     "Runs grammar artifacts compiled by gcgc.\n"
     "\n"
     "commands:\n"
-    "  match ART.gcg [FILE]            does FILE (default stdin) match? complete/prefix/reject N\n"
+    "  match ART.gcg [FILE] [--dot F]  does FILE (default stdin) match? complete/prefix/reject N\n"
     "  mask ART.gcg [options]          the tokens allowed after some tokens or text\n"
     "  replay ART.gcg TRACES           check token traces against the masks, time the masks\n"
     "  info ART.gcg                    metadata, sections and latency certificate\n"
@@ -49,11 +50,16 @@ static const char USAGE[] =
     "pipe (read fully into memory), not a directory.\n";
 
 static const char USAGE_MATCH[] =
-    "usage: gcg match ART.gcg [FILE]\n"
+    "usage: gcg match ART.gcg [FILE] [--dot OUT.dot]\n"
     "\n"
     "Feeds the bytes of FILE (stdin when absent or \"-\") to the grammar and prints one\n"
     "line: \"complete\" (a whole sentence), \"prefix\" (can still be completed) or\n"
     "\"reject N\" (N = 0-based offset of the first byte that cannot be consumed).\n"
+    "\n"
+    "options:\n"
+    "  --dot OUT.dot    write the graph-structured stack after the text (after the\n"
+    "                   accepted bytes on a reject) as a Graphviz graph\n"
+    "  -h, --help       this help\n"
     "\n"
     "exit status: 0 complete, 1 reject or an unreadable artifact/file, 2 usage,\n"
     "3 prefix\n";
@@ -100,6 +106,7 @@ typedef struct cli_args {
     const char *tokens;   /* mask --tokens */
     const char *text;     /* mask --text   */
     bool count;           /* mask --count  */
+    const char *dot;      /* match --dot   */
     bool help;
 } cli_args;
 
@@ -109,6 +116,7 @@ typedef struct cmd_spec {
     const char *usage;
     int min_pos, max_pos;
     bool mask_options;
+    bool dot_option;
 } cmd_spec;
 
 /* A growable array of mask times in nanoseconds, for replay's percentiles. */
@@ -273,6 +281,8 @@ static int parse_option(const cmd_spec *spec, int argc, char **argv, int *i, cli
         val = &a->tokens;
     else if (spec->mask_options && strcmp(arg, "--text") == 0)
         val = &a->text;
+    else if (spec->dot_option && strcmp(arg, "--dot") == 0)
+        val = &a->dot;
     else
         return usage_error(spec->name, "unknown option '%s'", arg);
     if (val) {
@@ -315,7 +325,8 @@ static int parse_args(const cmd_spec *spec, int argc, char **argv, cli_args *a)
 
 /* Commits `in` chunk by chunk, so memory does not grow with the input.
  * Prints the verdict line; returns the exit status. */
-static int match_stream(gcg_matcher *m, FILE *in, const char *name)
+static int match_stream(gcg_matcher *m, FILE *in, const char *name, bool to_reject_point,
+                        bool *verdict)
 {
     static const size_t chunk = MATCH_CHUNK;
     uint8_t *buf = malloc(chunk);
@@ -323,6 +334,7 @@ static int match_stream(gcg_matcher *m, FILE *in, const char *name)
         return EXIT_ERRORS;
     uint64_t offset = 0;
     int rc = CONTINUE;
+    bool rejected = false;
     size_t n;
     while (rc == CONTINUE && (n = fread(buf, 1, chunk, in)) > 0) {
         size_t consumed = 0;
@@ -330,6 +342,11 @@ static int match_stream(gcg_matcher *m, FILE *in, const char *name)
         if (st == GCG_ERR_REJECTED) {
             printf("reject %llu\n", (unsigned long long)(offset + consumed));
             rc = EXIT_REJECT;
+            rejected = true;
+            /* A commit is atomic: for --dot, take the bytes that fit again. */
+            size_t again = 0;
+            if (to_reject_point)
+                gcg_matcher_commit_bytes(m, buf, consumed, &again);
         } else if (st != GCG_OK) {
             fprintf(stderr, "gcg: %s: at byte %llu: %s\n", name, (unsigned long long)offset,
                     gcg_status_str(st));
@@ -341,6 +358,7 @@ static int match_stream(gcg_matcher *m, FILE *in, const char *name)
         fprintf(stderr, "gcg: cannot read %s: %s\n", name, strerror(errno));
         rc = EXIT_ERRORS;
     }
+    *verdict = rc == CONTINUE || rejected;
     if (rc == CONTINUE) {
         bool complete = gcg_matcher_is_complete(m);
         puts(complete ? "complete" : "prefix");
@@ -350,14 +368,31 @@ static int match_stream(gcg_matcher *m, FILE *in, const char *name)
     return rc;
 }
 
+/* match --dot: the GSS as the text left it. */
+static int write_dot(const gcg_matcher *m, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    gcg_status st = f ? gcg_gss_dot(m, f) : GCG_ERR_IO;
+    int e = errno;
+    if (f && fclose(f) != 0 && st == GCG_OK) {
+        st = GCG_ERR_IO;
+        e = errno;
+    }
+    if (st == GCG_OK)
+        return 0;
+    fprintf(stderr, "gcg: cannot write %s: %s\n", path,
+            st == GCG_ERR_NOMEM ? "out of memory" : strerror(e));
+    return EXIT_ERRORS;
+}
+
 static int cmd_match(int argc, char **argv)
 {
-    static const cmd_spec spec = {"match", USAGE_MATCH, 1, 2, false};
+    static const cmd_spec spec = {"match", USAGE_MATCH, 1, 2, false, true};
     cli_args a;
     int rc = parse_args(&spec, argc, argv, &a);
     if (rc != CONTINUE)
         return rc;
-    bool use_stdin = a.n_pos < 2 || strcmp(a.pos[1], "-") == 0;
+    bool use_stdin = a.n_pos < 2 || strcmp(a.pos[1], "-") == 0, verdict = false;
     const char *name = use_stdin ? "<stdin>" : a.pos[1];
     gcg_artifact *art = NULL;
     gcg_matcher *m = NULL;
@@ -373,9 +408,11 @@ static int cmd_match(int argc, char **argv)
         }
     }
     if (rc == CONTINUE)
-        rc = match_stream(m, in, name);
+        rc = match_stream(m, in, name, a.dot != NULL, &verdict);
     if (in && !use_stdin)
         fclose(in);
+    if (a.dot && verdict && write_dot(m, a.dot) != 0)
+        rc = EXIT_ERRORS;
     gcg_matcher_free(m);
     gcg_artifact_free(art);
     return rc;
@@ -466,7 +503,7 @@ static int mask_after(const gcg_artifact *art, const cli_args *a)
 
 static int cmd_mask(int argc, char **argv)
 {
-    static const cmd_spec spec = {"mask", USAGE_MASK, 1, 1, true};
+    static const cmd_spec spec = {"mask", USAGE_MASK, 1, 1, true, false};
     cli_args a;
     int rc = parse_args(&spec, argc, argv, &a);
     if (rc != CONTINUE)
@@ -640,7 +677,7 @@ static FILE *open_traces(const char *path)
 
 static int cmd_replay(int argc, char **argv)
 {
-    static const cmd_spec spec = {"replay", USAGE_REPLAY, 2, 2, false};
+    static const cmd_spec spec = {"replay", USAGE_REPLAY, 2, 2, false, false};
     cli_args a;
     int rc = parse_args(&spec, argc, argv, &a);
     if (rc != CONTINUE)
@@ -725,7 +762,7 @@ static void print_certificate(const gcg_artifact *art)
 
 static int cmd_info(int argc, char **argv)
 {
-    static const cmd_spec spec = {"info", USAGE_INFO, 1, 1, false};
+    static const cmd_spec spec = {"info", USAGE_INFO, 1, 1, false, false};
     cli_args a;
     int rc = parse_args(&spec, argc, argv, &a);
     if (rc != CONTINUE)

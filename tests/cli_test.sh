@@ -362,6 +362,27 @@ run "$GCG" match paren.gcg deep_bad.txt;           check "match reject past a ch
 { repeat '(' 100000; printf x; repeat ')' 99999; } >deep_open.txt
 run "$GCG" match paren.gcg deep_open.txt;          check "match 100k nested prefix" 3 prefix ""
 
+# ---- gcg match --dot -------------------------------------------------------------
+
+# (( then x: one stack of four entries (start, "(", "(", "x").
+run "$GCG" match --dot paren.dot paren.gcg < <(printf '((x')
+check "match --dot verdict" 3 prefix ""
+run grep -c 'label="[0-9]*"' paren.dot;        check "dot: one node per stack entry" 0 4 ""
+run grep -c ' -> ' paren.dot;                  check "dot: one edge per link" 0 3 ""
+run grep -c 'style=bold' paren.dot;            check "dot: one stack top" 0 1 ""
+run head -1 paren.dot;                         check "dot: a digraph" 0 "digraph gss {" ""
+# An ambiguous grammar after "aa" (then a rejected "b"): two tops, 0 a a
+# and 0 root a, sharing the start node.
+printf 'root ::= "a" root | root "a" | "a"\n' >amb_dot.gbnf
+"$GCGC" compile amb_dot.gbnf -o amb_dot.gcg 2>/dev/null
+run "$GCG" match --dot amb.dot amb_dot.gcg < <(printf 'aab')
+check "match --dot after a reject" 1 "reject 2" ""
+run grep -c 'style=bold' amb.dot;              check "dot: two stack tops" 0 2 ""
+run grep -c 'label="[0-9]*"' amb.dot;          check "dot: shared start node" 0 5 ""
+run grep -c ' -> ' amb.dot;                    check "dot: edges of both stacks" 0 4 ""
+run "$GCG" match --dot nodir/x.dot paren.gcg < <(printf 'x')
+check "match --dot unwritable" 1 complete "gcg: cannot write nodir/x.dot: No such file or directory"
+
 # ---- gcg mask --------------------------------------------------------------------
 
 run "$GCG" mask tok.gcg;                           check "mask at start" 0 "0 1 5" ""
