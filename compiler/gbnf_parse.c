@@ -486,7 +486,14 @@ static bool read_char(parser *p, uint32_t *cp)
     return true;
 }
 
-/* literal -> '"' { char | escape } '"'   ("" is ε, an empty SEQ) */
+static bool is_surrogate(uint32_t cp)
+{
+    return cp >= 0xD800 && cp <= 0xDFFF;
+}
+
+/* literal -> '"' { char | escape } '"'   ("" is ε, an empty SEQ)
+ * A surrogate escape (\uD800-\uDFFF) has no UTF-8 encoding (RFC 3629), so
+ * it is refused rather than stored as the invalid bytes ED A0 80 ... */
 static uint32_t parse_literal(parser *p)
 {
     srcpos open = p->at;
@@ -494,9 +501,14 @@ static uint32_t parse_literal(parser *p)
     p->n_buf = 0;
     while (peek(p) != '"') {
         uint32_t cp;
+        srcpos at = p->at;
         if (text_ends(p))
             return error(p, open, "unterminated literal");
-        if (!read_char(p, &cp) || !push_byte_cp(p, cp))
+        if (!read_char(p, &cp))
+            return NONE;
+        if (is_surrogate(cp))
+            return error(p, at, "surrogate U+%04X is not a character (no UTF-8 encoding)", cp);
+        if (!push_byte_cp(p, cp))
             return NONE;
     }
     advance(p);
@@ -541,6 +553,17 @@ static bool parse_class_item(parser *p, srcpos open)
             error(p, start, "invalid class range U+%04X-U+%04X (start above end)", lo, hi);
             return false;
         }
+    }
+    /* A range that also covers characters keeps them (surrogates are never
+     * matched); one made only of surrogates matches nothing, as literals
+     * with surrogates are refused. */
+    if (is_surrogate(lo) && is_surrogate(hi)) {
+        if (lo == hi)
+            error(p, start, "surrogate U+%04X is not a character (no UTF-8 encoding)", lo);
+        else
+            error(p, start, "class range U+%04X-U+%04X holds only surrogates (no UTF-8 encoding)",
+                  lo, hi);
+        return false;
     }
     return push_range(p, lo, hi);
 }

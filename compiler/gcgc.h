@@ -53,6 +53,12 @@ GCGC_API gcg_status gcgc_vocab_load_hf(const char *path, const uint32_t *eos, ui
 GCGC_API gcg_status gcgc_vocab_load_hex(const char *path, const uint32_t *eos, uint32_t n_eos,
                                         gcgc_vocab **out, gcg_error *err);
 
+/* Loads a tiktoken rank file (the .tiktoken text of o200k_base, cl100k_base:
+ * each line "BASE64 RANK"). tiktoken keeps special tokens out of the file, so
+ * EOS ids past the last rank are added as special tokens. */
+GCGC_API gcg_status gcgc_vocab_load_tiktoken(const char *path, const uint32_t *eos,
+                                             uint32_t n_eos, gcgc_vocab **out, gcg_error *err);
+
 /* The 256 single-byte tokens (ids = byte values), plus the given EOS ids
  * appended as special tokens when they are >= 256. */
 GCGC_API gcg_status gcgc_vocab_bytes256(const uint32_t *eos, uint32_t n_eos, gcgc_vocab **out,
@@ -65,6 +71,16 @@ GCGC_API uint32_t gcgc_vocab_size(const gcgc_vocab *v);
 
 /* The EOS ids in use (ascending); *n receives the count. */
 GCGC_API const uint32_t *gcgc_vocab_eos(const gcgc_vocab *v, uint32_t *n);
+
+/* Where the EOS ids came from, for people to read: "given (--eos)" (the
+ * caller's ids), "generation_config.json eos_token_id",
+ * "tokenizer_config.json eos_token", or "none ..." when no source named one.
+ * Lives as long as the vocabulary; never NULL. */
+GCGC_API const char *gcgc_vocab_eos_source(const gcgc_vocab *v);
+
+/* "" or a warning about the EOS ids: an id that was an ordinary token with
+ * text (e.g. 90, "{" in Llama-3) no longer stands for that text. */
+GCGC_API const char *gcgc_vocab_eos_warning(const gcgc_vocab *v);
 
 /* Bytes held by the prepared vocabulary. */
 GCGC_API size_t gcgc_vocab_memory(const gcgc_vocab *v);

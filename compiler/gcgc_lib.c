@@ -81,6 +81,12 @@ gcg_status gcgc_vocab_load_hex(const char *path, const uint32_t *eos, uint32_t n
     return path ? load(gcg_vocab_load_hex, path, eos, n_eos, out, err) : GCG_ERR_ARG;
 }
 
+gcg_status gcgc_vocab_load_tiktoken(const char *path, const uint32_t *eos, uint32_t n_eos,
+                                    gcgc_vocab **out, gcg_error *err)
+{
+    return path ? load(gcg_vocab_load_tiktoken, path, eos, n_eos, out, err) : GCG_ERR_ARG;
+}
+
 gcg_status gcgc_vocab_bytes256(const uint32_t *eos, uint32_t n_eos, gcgc_vocab **out, gcg_error *err)
 {
     return load(NULL, NULL, eos, n_eos, out, err);
@@ -103,6 +109,16 @@ const uint32_t *gcgc_vocab_eos(const gcgc_vocab *v, uint32_t *n)
 {
     *n = v ? v->v.n_eos : 0;
     return v ? v->v.eos : NULL;
+}
+
+const char *gcgc_vocab_eos_source(const gcgc_vocab *v)
+{
+    return v ? v->v.eos_source : "";
+}
+
+const char *gcgc_vocab_eos_warning(const gcgc_vocab *v)
+{
+    return v ? v->v.eos_warning : "";
 }
 
 size_t gcgc_vocab_memory(const gcgc_vocab *v)

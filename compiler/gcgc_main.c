@@ -1,17 +1,18 @@
 /*
- * gcgc_main.c — the `gcgc` command: compile a GBNF grammar (and a tokenizer
- * vocabulary) into a .gcg artifact, or check a grammar without writing one.
+ * gcgc_main.c — the `gcgc` command: compile GBNF grammars (and a tokenizer
+ * vocabulary) into .gcg artifacts, or check a grammar without writing one.
  *
- *   gcgc compile GRAMMAR.gbnf -o OUT.gcg [--root NAME]
- *        [--tokenizer tokenizer.json | --vocab-hex FILE] [--eos ID]...
- *        [--strict-latency] [--stats]
- *   gcgc check GRAMMAR.gbnf [--root NAME]
+ *   gcgc compile GRAMMAR.gbnf -o OUT.gcg [options]
+ *   gcgc compile --out-dir DIR [--report FILE.tsv] G1.gbnf [G2.gbnf ...]
+ *   gcgc check GRAMMAR.gbnf [--root NAME] [--count N] [--report FILE]
  *
- * Exit status: 0 success, 1 errors in the grammar or vocabulary (printed as
- * `file:line:col: error: ...`) or an unreadable/unwritable file, 2 usage.
- * The output is written to a temporary file and renamed, and only after the
+ * Exit status (the same scheme as gcg): 0 success, 1 errors in the input
+ * (printed as `file:line:col: error: ...`) or an unreadable/unwritable file,
+ * 2 usage. Compiling goes through the compile library (gcgc.h): the
+ * vocabulary is prepared once and shared by every grammar of a batch. An
+ * output is written to a temporary file and renamed, only after the
  * artifact has been loaded back and validated, so OUT is never half-written
- * or unloadable.
+ * or unloadable; -o writes regular files only (see write_output).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -23,7 +24,11 @@
 #include <unistd.h>
 
 #include "compile.h"
+#include "check_tables.h"
+#include "count.h"
 #include "gcg.h"
+#include "gcgc.h"
+#include "lr_report.h"
 #include "vocab.h"
 
 #define EXIT_ERRORS 1
@@ -37,53 +42,83 @@ static const char USAGE[] =
     "\n"
     "commands:\n"
     "  compile GRAMMAR.gbnf -o OUT.gcg [options]   compile a grammar\n"
-    "  check GRAMMAR.gbnf [--root NAME]            check a grammar, print statistics\n"
+    "  compile --out-dir DIR G1.gbnf G2.gbnf ...   compile many against one vocabulary\n"
+    "  check GRAMMAR.gbnf [options]                check a grammar, print statistics\n"
     "\n"
     "  gcgc COMMAND --help    options of a command\n"
-    "  gcgc --version         print the version\n";
+    "  gcgc --version         print the version\n"
+    "\n"
+    "exit status: 0 ok, 1 errors in the input, 2 usage\n";
 
 static const char USAGE_COMPILE[] =
     "usage: gcgc compile GRAMMAR.gbnf -o OUT.gcg [options]\n"
+    "       gcgc compile --out-dir DIR [--report FILE.tsv] [options] G1.gbnf [G2.gbnf ...]\n"
     "\n"
     "Compiles GRAMMAR.gbnf and a vocabulary into the artifact OUT.gcg, then prints a\n"
-    "summary (LR states, conflicts, automaton, size, time, latency certificate) to\n"
-    "stderr.\n"
+    "summary (EOS ids, LR states, conflicts, automaton, size, time, latency\n"
+    "certificate) to stderr. With --out-dir, compiles every grammar against the\n"
+    "vocabulary loaded once, into DIR/NAME.gcg (NAME: the file name without .gbnf);\n"
+    "a failing grammar does not stop the others.\n"
     "\n"
     "options:\n"
-    "  -o, --output OUT.gcg       the artifact to write (required)\n"
+    "  -o, --output OUT.gcg       the artifact to write; \"-\" writes it to stdout.\n"
+    "                             Only regular files are written: a device, FIFO,\n"
+    "                             directory or the input grammar is refused; a\n"
+    "                             symlink is followed and its target replaced\n"
+    "  --out-dir DIR              batch: write DIR/NAME.gcg for each grammar\n"
+    "  --report FILE.tsv          batch: one row per grammar: grammar, status (ok or\n"
+    "                             error), compile_ms, artifact_bytes, lr_states,\n"
+    "                             certificate (bounded N | unbounded RULE), message\n"
     "  --root NAME                start rule (default: root)\n"
     "  --tokenizer FILE           vocabulary from a Hugging Face tokenizer.json\n"
     "  --vocab-hex FILE           vocabulary as hex lines (\"-\" for a special token)\n"
+    "  --tiktoken FILE            vocabulary from a tiktoken rank file (BASE64 RANK)\n"
     "                             (default: the 256 single bytes)\n"
-    "  --eos ID                   an end-of-sequence token id (repeatable)\n"
+    "  --eos ID                   an end-of-sequence token id (repeatable). Without\n"
+    "                             it, a tokenizer.json's EOS ids come from\n"
+    "                             generation_config.json (eos_token_id) beside it,\n"
+    "                             else tokenizer_config.json (eos_token)\n"
     "  --strict-latency           an unbounded latency certificate is an error\n"
     "  --stats                    also print compile statistics to stdout\n"
     "  -h, --help                 this help\n"
     "\n"
-    "exit status: 0 compiled, 1 errors (file:line:col: error: ...), 2 usage\n";
+    "exit status: 0 compiled (every grammar), 1 errors (file:line:col: error: ...),\n"
+    "2 usage\n";
 
 static const char USAGE_CHECK[] =
-    "usage: gcgc check GRAMMAR.gbnf [--root NAME]\n"
+    "usage: gcgc check GRAMMAR.gbnf [--root NAME] [--count N [vocabulary]] [--report FILE]\n"
     "\n"
     "Parses and normalizes GRAMMAR.gbnf and builds its LR tables without writing an\n"
     "artifact; prints diagnostics and statistics (rules, nonterminals, productions,\n"
     "byte classes, LR states, conflicts) to stdout.\n"
     "\n"
     "options:\n"
-    "  --root NAME    start rule (default: root)\n"
-    "  -h, --help     this help\n"
+    "  --root NAME        start rule (default: root)\n"
+    "  --count N          print the exact number of sentences of at most N bytes, and\n"
+    "                     with a vocabulary the number of token sequences spelling them\n"
+    "  --tokenizer FILE, --vocab-hex FILE, --tiktoken FILE, --eos ID\n"
+    "                     the vocabulary for --count (as for compile)\n"
+    "  --report FILE      write the LR states with their items and every conflict\n"
+    "                     cell with the productions involved\n"
+    "  -h, --help         this help\n"
     "\n"
     "exit status: 0 no errors, 1 errors, 2 usage\n";
 
 /* What `gcgc compile` and `gcgc check` were asked to do. */
 typedef struct cli_args {
-    const char *grammar;      /* the one positional argument        */
-    const char *output;       /* -o                                  */
+    const char **grammars;    /* the positional arguments            */
+    int n_grammars;
+    const char *output;       /* -o ("-" = stdout)                   */
+    const char *out_dir;      /* compile --out-dir (batch)           */
+    const char *report;       /* compile: TSV; check: LR report      */
     const char *root;         /* --root, NULL = "root"               */
     const char *tokenizer;    /* --tokenizer                         */
     const char *vocab_hex;    /* --vocab-hex                         */
+    const char *tiktoken;     /* --tiktoken                          */
     uint32_t eos[MAX_EOS];    /* --eos, in the order given           */
     uint32_t n_eos;
+    bool count;               /* check --count N                     */
+    uint32_t count_n;
     bool strict_latency;
     bool stats;
     bool help;
@@ -204,45 +239,107 @@ static int write_file_atomic(const char *path, const uint8_t *data, size_t n)
 
 /* ---- argument parsing ----------------------------------------------------- */
 
+/* An option that takes a value, and the commands that accept it. */
+typedef struct opt_spec {
+    const char *name, *shrt;
+    bool compile, check;
+    size_t field;             /* offsetof(cli_args, ...) of a const char * */
+} opt_spec;
+
+static const opt_spec VALUE_OPTIONS[] = {
+    {"--root", NULL, true, true, offsetof(cli_args, root)},
+    {"--output", "-o", true, false, offsetof(cli_args, output)},
+    {"--out-dir", NULL, true, false, offsetof(cli_args, out_dir)},
+    {"--report", NULL, true, true, offsetof(cli_args, report)},
+    {"--tokenizer", NULL, true, true, offsetof(cli_args, tokenizer)},
+    {"--vocab-hex", NULL, true, true, offsetof(cli_args, vocab_hex)},
+    {"--tiktoken", NULL, true, true, offsetof(cli_args, tiktoken)},
+};
+
+/* --eos and --count take numbers. Returns -1 when consumed, else an exit
+ * status. */
+static int number_option(const char *cmd, const char *arg, const char *val, cli_args *a)
+{
+    if (strncmp(arg, "--eos", 5) == 0) {
+        if (a->n_eos == MAX_EOS)
+            return usage_error(cmd, "too many --eos (limit %d)", MAX_EOS);
+        if (!parse_u32(val, &a->eos[a->n_eos++]))
+            return usage_error(cmd, "--eos needs a token id, got '%s'", val);
+        return -1;
+    }
+    a->count = true;
+    if (!parse_u32(val, &a->count_n) || a->count_n > GCG_COUNT_MAX_LEN)
+        return usage_error(cmd, "--count needs a length from 0 to %u, got '%s'",
+                           GCG_COUNT_MAX_LEN, val);
+    return -1;
+}
+
 /* One option of `compile` or `check`. Returns -1 when consumed, else an
  * exit status (usage error). */
 static int parse_option(const char *cmd, int argc, char **argv, int *i, cli_args *a)
 {
     const char *arg = argv[*i], *val = NULL;
-    bool full = strcmp(cmd, "compile") == 0;
+    bool compile = strcmp(cmd, "compile") == 0;
     int r = 0;
-    if ((r = opt_value(argc, argv, i, "--root", NULL, &val)) != 0) {
-        a->root = val;
-    } else if (full && (r = opt_value(argc, argv, i, "--output", "-o", &val)) != 0) {
-        a->output = val;
-    } else if (full && (r = opt_value(argc, argv, i, "--tokenizer", NULL, &val)) != 0) {
-        a->tokenizer = val;
-    } else if (full && (r = opt_value(argc, argv, i, "--vocab-hex", NULL, &val)) != 0) {
-        a->vocab_hex = val;
-    } else if (full && (r = opt_value(argc, argv, i, "--eos", NULL, &val)) != 0) {
-        if (r > 0 && a->n_eos == MAX_EOS)
-            return usage_error(cmd, "too many --eos (limit %d)", MAX_EOS);
-        if (r > 0 && !parse_u32(val, &a->eos[a->n_eos++]))
-            return usage_error(cmd, "--eos needs a token id, got '%s'", val);
-    } else if (full && strcmp(arg, "--strict-latency") == 0) {
-        a->strict_latency = true;
-    } else if (full && strcmp(arg, "--stats") == 0) {
-        a->stats = true;
-    } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-        a->help = true;
-    } else {
-        return usage_error(cmd, "unknown option '%s'", arg);
+    for (size_t k = 0; k < sizeof VALUE_OPTIONS / sizeof VALUE_OPTIONS[0]; k++) {
+        const opt_spec *o = &VALUE_OPTIONS[k];
+        if (!(compile ? o->compile : o->check))
+            continue;
+        if ((r = opt_value(argc, argv, i, o->name, o->shrt, &val)) > 0) {
+            *(const char **)((char *)a + o->field) = val;
+            return -1;
+        }
+        if (r < 0)
+            return usage_error(cmd, "option %s needs a value", arg);
     }
-    if (r < 0)
-        return usage_error(cmd, "option %s needs a value", arg);
+    if ((r = opt_value(argc, argv, i, "--eos", NULL, &val)) != 0 ||
+        (!compile && (r = opt_value(argc, argv, i, "--count", NULL, &val)) != 0))
+        return r < 0 ? usage_error(cmd, "option %s needs a value", arg)
+                     : number_option(cmd, arg, val, a);
+    if (compile && strcmp(arg, "--strict-latency") == 0)
+        a->strict_latency = true;
+    else if (compile && strcmp(arg, "--stats") == 0)
+        a->stats = true;
+    else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
+        a->help = true;
+    else
+        return usage_error(cmd, "unknown option '%s'", arg);
+    return -1;
+}
+
+/* The combinations that make sense; -1 when they do. */
+static int check_args(const char *cmd, const cli_args *a)
+{
+    bool compile = strcmp(cmd, "compile") == 0;
+    if (a->n_grammars == 0)
+        return usage_error(cmd, "no grammar file given");
+    if (!compile && a->n_grammars > 1)
+        return usage_error(cmd, "unexpected argument '%s'", a->grammars[1]);
+    if ((a->tokenizer != NULL) + (a->vocab_hex != NULL) + (a->tiktoken != NULL) > 1)
+        return usage_error(cmd, "--tokenizer, --vocab-hex and --tiktoken exclude each other");
+    if (!compile)
+        return -1;
+    if (a->out_dir && a->output)
+        return usage_error(cmd, "-o and --out-dir exclude each other");
+    if (!a->out_dir && a->report)
+        return usage_error(cmd, "--report needs --out-dir (it reports a batch)");
+    if (!a->out_dir && a->n_grammars > 1)
+        return usage_error(cmd, "several grammars need --out-dir DIR");
+    if (!a->out_dir && !a->output)
+        return usage_error(cmd, "no output file given (-o OUT.gcg)");
+    if (a->output && strcmp(a->output, "-") == 0 && a->stats)
+        return usage_error(cmd, "--stats prints to stdout, where -o - writes the artifact");
     return -1;
 }
 
 /* Returns -1 when the arguments are complete and consistent, else an exit
- * status (0 after printing help). */
+ * status (0 after printing help). a->grammars is malloc'ed. */
 static int parse_args(const char *cmd, int argc, char **argv, cli_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->grammars = malloc(((size_t)argc + 1) * sizeof *a->grammars);
+    if (!a->grammars)
+        return EXIT_ERRORS;
     bool options_done = false;
     for (int i = 0; i < argc; i++) {
         if (!options_done && strcmp(argv[i], "--") == 0) {
@@ -251,45 +348,163 @@ static int parse_args(const char *cmd, int argc, char **argv, cli_args *a)
             int r = parse_option(cmd, argc, argv, &i, a);
             if (r >= 0)
                 return r;
-        } else if (a->grammar) {
-            return usage_error(cmd, "unexpected argument '%s'", argv[i]);
         } else {
-            a->grammar = argv[i];
+            a->grammars[a->n_grammars++] = argv[i];
         }
     }
     if (a->help) {
         fputs(strcmp(cmd, "compile") == 0 ? USAGE_COMPILE : USAGE_CHECK, stdout);
         return 0;
     }
-    if (!a->grammar)
-        return usage_error(cmd, "no grammar file given");
-    if (strcmp(cmd, "compile") == 0 && !a->output)
-        return usage_error(cmd, "no output file given (-o OUT.gcg)");
-    if (a->tokenizer && a->vocab_hex)
-        return usage_error(cmd, "--tokenizer and --vocab-hex exclude each other");
-    return -1;
+    return check_args(cmd, a);
 }
 
-/* ---- reports -------------------------------------------------------------- */
+/* ---- output files ---------------------------------------------------------- */
 
-static void print_stats(FILE *out, const gcg_compile_stats *s, bool automaton)
+static bool same_file(const struct stat *x, const char *path)
 {
-    fprintf(out, "rules: %u\n", s->gbnf_rules);
-    fprintf(out, "nonterminals: %u\n", s->nonterminals);
-    fprintf(out, "productions: %u\n", s->productions);
-    fprintf(out, "byte classes: %u\n", s->byte_classes);
-    fprintf(out, "LR states: %u\n", s->lr_states);
-    fprintf(out, "conflicts: %u shift/reduce, %u reduce/reduce\n", s->sr_conflicts,
-            s->rr_conflicts);
-    if (automaton) {
-        fprintf(out, "trie nodes: %u\n", s->trie_nodes);
-        fprintf(out, "automaton states: %u\n", s->dfa_states);
-        fprintf(out, "token sets: %u\n", s->token_sets);
-        fprintf(out, "artifact bytes: %zu\n", s->artifact_bytes);
-        fprintf(out, "seconds: front end %.3f, LR %.3f, automaton %.3f, total %.3f\n",
-                s->seconds_front, s->seconds_lr, s->seconds_automaton, s->seconds_total);
-    }
+    struct stat y;
+    return path && stat(path, &y) == 0 && x->st_dev == y.st_dev && x->st_ino == y.st_ino;
 }
+
+/* What a non-regular file is, for the message. */
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISCHR(m) || S_ISBLK(m) ? "a device"
+           : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+static int write_stdout(const uint8_t *data, size_t n)
+{
+    if (fwrite(data, 1, n, stdout) != n || fflush(stdout) != 0) {
+        fprintf(stderr, "gcgc: cannot write the artifact to stdout: %s\n", strerror(errno));
+        return EXIT_ERRORS;
+    }
+    return 0;
+}
+
+/* The file a symlink leads to: realpath, or for a link to a file not yet
+ * there, the link's own text (relative to the link's directory) when that
+ * is not a link again. NULL with errno set otherwise. */
+static char *link_target(const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (real || errno != ENOENT)
+        return real;
+    char text[4096];
+    ssize_t n = readlink(path, text, sizeof text - 1);
+    if (n < 0)
+        return NULL;
+    text[n] = '\0';
+    const char *slash = strrchr(path, '/');
+    int dir = text[0] != '/' && slash ? (int)(slash - path) + 1 : 0;
+    char *t = malloc((size_t)dir + (size_t)n + 1);
+    if (!t)
+        return NULL;
+    sprintf(t, "%.*s%s", dir, path, text);
+    struct stat sb;
+    if (lstat(t, &sb) == 0 || errno != ENOENT) { /* there after all, or a chain: refuse */
+        free(t);
+        errno = ELOOP;
+        return NULL;
+    }
+    return t;
+}
+
+/* Writes an artifact to `path` ("-": stdout). A rename over a device, FIFO
+ * or symlink would replace it by a regular file (as root, `-o /dev/null`
+ * would destroy /dev/null), so only regular files are written: a symlink
+ * is followed and its target replaced, anything else that is not a
+ * regular file is refused, and so is any input of the compile. */
+static int write_output(const cli_args *a, const char *path, const uint8_t *data, size_t n)
+{
+    if (strcmp(path, "-") == 0)
+        return write_stdout(data, n);
+    char *target = NULL;
+    struct stat sb;
+    int rc = 0;
+    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && !(target = link_target(path))) {
+        fprintf(stderr, "gcgc: cannot write %s: a symlink whose target cannot be resolved (%s)\n",
+                path, strerror(errno));
+        return EXIT_ERRORS;
+    }
+    const char *real = target ? target : path;
+    if (stat(real, &sb) == 0) {
+        bool input = false;
+        for (int i = 0; i < a->n_grammars; i++)
+            input |= same_file(&sb, a->grammars[i]);
+        input |= same_file(&sb, a->tokenizer) || same_file(&sb, a->vocab_hex) ||
+                 same_file(&sb, a->tiktoken);
+        if (!S_ISREG(sb.st_mode)) {
+            fprintf(stderr, "gcgc: refusing to write %s: it is %s (-o writes regular files only)\n",
+                    path, file_kind(sb.st_mode));
+            rc = EXIT_ERRORS;
+        } else if (input) {
+            fprintf(stderr, "gcgc: refusing to write %s: it is an input of this compile\n", path);
+            rc = EXIT_ERRORS;
+        }
+    }
+    if (rc == 0 && write_file_atomic(real, data, n) != 0) {
+        fprintf(stderr, "gcgc: cannot write %s: %s\n", path, strerror(errno));
+        rc = EXIT_ERRORS;
+    }
+    free(target);
+    return rc;
+}
+
+/* ---- vocabularies ---------------------------------------------------------- */
+
+static const char *vocab_path(const cli_args *a)
+{
+    return a->tokenizer ? a->tokenizer : a->vocab_hex ? a->vocab_hex : a->tiktoken;
+}
+
+/* The last component of a path ("dir/g.gbnf" -> "g.gbnf"), for the metadata:
+ * an artifact should not depend on where it was compiled. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+/* Prints the EOS ids in use, where they came from, and any warning. */
+static void print_eos(const gcgc_vocab *v)
+{
+    uint32_t n = 0;
+    const uint32_t *eos = gcgc_vocab_eos(v, &n);
+    fputs("EOS ids:", stderr);
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(stderr, " %u", eos[i]);
+    fprintf(stderr, "%s (from %s)\n", n ? "" : " none",
+            v ? gcgc_vocab_eos_source(v) : "none given; the 256 single bytes");
+    if (v && gcgc_vocab_eos_warning(v)[0])
+        fprintf(stderr, "gcgc: warning: %s\n", gcgc_vocab_eos_warning(v));
+}
+
+/* The prepared vocabulary the options name; *v NULL (the compiler's
+ * default, the 256 single bytes, naming itself in META) without any. */
+static int load_vocab(const cli_args *a, gcgc_vocab **v)
+{
+    *v = NULL;
+    gcg_error err;
+    gcg_status st = GCG_OK;
+    if (a->tokenizer)
+        st = gcgc_vocab_load_hf(a->tokenizer, a->eos, a->n_eos, v, &err);
+    else if (a->vocab_hex)
+        st = gcgc_vocab_load_hex(a->vocab_hex, a->eos, a->n_eos, v, &err);
+    else if (a->tiktoken)
+        st = gcgc_vocab_load_tiktoken(a->tiktoken, a->eos, a->n_eos, v, &err);
+    else if (a->n_eos)
+        st = gcgc_vocab_bytes256(a->eos, a->n_eos, v, &err);
+    if (st != GCG_OK) {
+        fprintf(stderr, "%s%s\n", err.msg[0] == '\0' || !vocab_path(a) ? "gcgc: vocabulary: " : "",
+                err.msg);
+        return EXIT_ERRORS;
+    }
+    return 0;
+}
+
+/* ---- gcgc compile ------------------------------------------------------- */
 
 static void print_certificate(FILE *out, const gcg_certificate *c)
 {
@@ -302,171 +517,409 @@ static void print_certificate(FILE *out, const gcg_certificate *c)
         fprintf(out, "certificate: unbounded (rule %s)\n", c->unbounded_rule);
 }
 
-static void print_summary(const cli_args *a, const gcg_compile_stats *s, size_t size,
-                          const gcg_certificate *cert)
+static void print_summary(const char *output, const gcgc_vocab *v, const gcgc_stats *s)
 {
+    print_eos(v);
     fprintf(stderr, "LR states: %u\n", s->lr_states);
     fprintf(stderr, "conflicts: %u shift/reduce, %u reduce/reduce\n", s->sr_conflicts,
             s->rr_conflicts);
-    fprintf(stderr, "automaton: %u states, %u token sets, %u trie nodes\n", s->dfa_states,
-            s->token_sets, s->trie_nodes);
-    fprintf(stderr, "artifact: %zu bytes -> %s\n", size, a->output);
-    fprintf(stderr, "compile time: %.1f ms\n", s->seconds_total * 1e3);
-    print_certificate(stderr, cert);
+    fprintf(stderr, "automaton: %u states, %u token sets\n", s->automaton_states, s->token_sets);
+    fprintf(stderr, "artifact: %zu bytes -> %s\n", s->artifact_bytes,
+            strcmp(output, "-") == 0 ? "stdout" : output);
+    fprintf(stderr, "compile time: %.1f ms\n", s->seconds * 1e3);
+    print_certificate(stderr, &s->certificate);
 }
 
-/* ---- gcgc compile ------------------------------------------------------- */
-
-static int load_vocab(const cli_args *a, gcg_vocab *v)
+static void print_stats(const gcgc_stats *s)
 {
-    gcg_diag diag;
-    gcg_diag_init(&diag, a->tokenizer ? a->tokenizer : a->vocab_hex);
-    gcg_status st;
-    if (a->tokenizer)
-        st = gcg_vocab_load_hf(a->tokenizer, a->eos, a->n_eos, v, &diag);
-    else if (a->vocab_hex)
-        st = gcg_vocab_load_hex(a->vocab_hex, a->eos, a->n_eos, v, &diag);
-    else
-        st = gcg_vocab_bytes256(a->eos, a->n_eos, v);
-    gcg_diag_print(&diag, stderr);
-    if (st != GCG_OK && diag.n_errors == 0)
-        fprintf(stderr, "gcgc: cannot load vocabulary %s: %s\n",
-                a->tokenizer ? a->tokenizer : a->vocab_hex ? a->vocab_hex : "(256 bytes)",
-                gcg_status_str(st));
-    gcg_diag_free(&diag);
-    return st == GCG_OK ? 0 : EXIT_ERRORS;
+    printf("LR states: %u\n", s->lr_states);
+    printf("conflicts: %u shift/reduce, %u reduce/reduce\n", s->sr_conflicts, s->rr_conflicts);
+    printf("automaton states: %u\n", s->automaton_states);
+    printf("token sets: %u\n", s->token_sets);
+    printf("artifact bytes: %zu\n", s->artifact_bytes);
+    printf("seconds: %.3f\n", s->seconds);
+}
+
+/* The compile's diagnostics, named by the path the user gave. */
+static void print_messages(const gcgc_result *r, const char *path, FILE *out)
+{
+    static const char *const sev_name[] = {"error", "warning", "note"};
+    for (uint32_t i = 0; i < gcgc_result_message_count(r); i++) {
+        gcgc_severity sev;
+        uint32_t line, col;
+        const char *msg = gcgc_result_message(r, i, &sev, &line, &col);
+        if (line)
+            fprintf(out, "%s:%u:%u: %s: %s\n", path, line, col, sev_name[sev], msg);
+        else
+            fprintf(out, "%s: %s: %s\n", path, sev_name[sev], msg);
+    }
 }
 
 /* Loads the compiled bytes back (the same validation a user's runtime will
- * do) and reads their certificate. */
-static int verify_artifact(const uint8_t *bytes, size_t n, gcg_certificate *cert)
+ * do) before they may replace any file. */
+static int verify_artifact(const uint8_t *bytes, size_t n)
 {
     gcg_artifact *art = NULL;
     gcg_error err;
     gcg_status st = gcg_artifact_open_memory(bytes, n, &art, &err);
-    if (st == GCG_OK)
-        st = gcg_artifact_certificate(art, cert);
-    else
+    if (st != GCG_OK)
         fprintf(stderr, "gcgc: internal error: the compiled artifact does not load: %s\n",
                 err.msg);
     gcg_artifact_free(art);
     return st == GCG_OK ? 0 : EXIT_ERRORS;
 }
 
-/* The last component of a path ("dir/g.gbnf" -> "g.gbnf"), for the metadata:
- * an artifact should not depend on where it was compiled. */
-static const char *base_name(const char *path)
+/* One grammar file through the compile library; *r holds the result (NULL
+ * when the file could not be read: *why then says so). */
+static gcg_status compile_file(const cli_args *a, const char *path, const gcgc_vocab *v,
+                               gcgc_result **r, char *why, size_t why_len)
 {
-    const char *slash = strrchr(path, '/');
-    return slash && slash[1] ? slash + 1 : path;
+    size_t len = 0;
+    char *src = read_file(path, &len);
+    *r = NULL;
+    if (!src) {
+        snprintf(why, why_len, "cannot read %s: %s", path, strerror(errno));
+        return GCG_ERR_IO;
+    }
+    gcgc_options opt;
+    gcgc_options_default(&opt);
+    opt.root = a->root;
+    opt.grammar_name = base_name(path);
+    opt.vocab_name = vocab_path(a) ? base_name(vocab_path(a)) : v ? "bytes256" : NULL;
+    opt.strict_latency = a->strict_latency;
+    gcg_status st = gcgc_compile(v, src, len, &opt, r);
+    free(src);
+    if (!*r)
+        snprintf(why, why_len, "%s: %s", path, gcg_status_str(st));
+    return st;
 }
 
-/* The vocabulary's name in the metadata: its file's name, or "bytes256" for
- * the 256 single bytes (also when only --eos was given). */
-static const char *vocab_name(const cli_args *a)
+static int compile_single(const cli_args *a, const gcgc_vocab *v)
 {
-    if (a->tokenizer)
-        return base_name(a->tokenizer);
-    if (a->vocab_hex)
-        return base_name(a->vocab_hex);
-    return "bytes256";
-}
-
-/* Runs the compiler on the grammar text; prints its diagnostics. */
-static int compile_source(const cli_args *a, const char *src, size_t len, const gcg_vocab *v,
-                          bool check_only, uint8_t **out, size_t *out_size,
-                          gcg_compile_stats *stats)
-{
-    gcg_compile_options opt = {.root_name = a->root,
-                               .grammar_name = base_name(a->grammar),
-                               .vocab_name = vocab_name(a),
-                               .vocab = v,
-                               .strict_latency = a->strict_latency};
-    gcg_diag diag;
-    gcg_diag_init(&diag, a->grammar);
-    memset(stats, 0, sizeof *stats);
-    gcg_status st = gcg_compile(src, len, &opt, check_only, out, out_size, stats, &diag);
-    gcg_diag_print(&diag, check_only ? stdout : stderr);
-    if (st != GCG_OK && diag.n_errors == 0)
-        fprintf(stderr, "gcgc: %s: %s\n", a->grammar, gcg_status_str(st));
-    bool ok = st == GCG_OK && diag.n_errors == 0;
-    gcg_diag_free(&diag);
-    return ok ? 0 : EXIT_ERRORS;
-}
-
-static int compile_to_file(const cli_args *a, const char *src, size_t len, const gcg_vocab *v)
-{
-    uint8_t *bytes = NULL;
+    gcgc_result *r;
+    char why[512];
+    const char *path = a->grammars[0];
+    gcg_status st = compile_file(a, path, v, &r, why, sizeof why);
+    if (!r) {
+        fprintf(stderr, "gcgc: %s\n", why);
+        return EXIT_ERRORS;
+    }
+    print_messages(r, path, stderr);
     size_t n = 0;
-    gcg_compile_stats stats;
-    gcg_certificate cert;
-    int rc = compile_source(a, src, len, v, false, &bytes, &n, &stats);
+    const uint8_t *bytes = gcgc_result_artifact(r, &n);
+    int rc = st == GCG_OK ? verify_artifact(bytes, n) : EXIT_ERRORS;
     if (rc == 0)
-        rc = verify_artifact(bytes, n, &cert);
-    if (rc == 0 && write_file_atomic(a->output, bytes, n) != 0) {
-        fprintf(stderr, "gcgc: cannot write %s: %s\n", a->output, strerror(errno));
-        rc = EXIT_ERRORS;
-    }
+        rc = write_output(a, a->output, bytes, n);
     if (rc == 0) {
-        print_summary(a, &stats, n, &cert);
+        gcgc_stats stats;
+        gcgc_result_stats(r, &stats);
+        print_summary(a->output, v, &stats);
         if (a->stats)
-            print_stats(stdout, &stats, true);
+            print_stats(&stats);
     }
-    free(bytes);
+    gcgc_result_free(r);
     return rc;
+}
+
+/* TSV cell text: tab, newline, carriage return and backslash escaped. */
+static void tsv_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '\t': fputs("\\t", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\\': fputs("\\\\", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+/* The first error of a result, or "". */
+static const char *first_error(const gcgc_result *r)
+{
+    for (uint32_t i = 0; r && i < gcgc_result_message_count(r); i++) {
+        gcgc_severity sev;
+        const char *msg = gcgc_result_message(r, i, &sev, NULL, NULL);
+        if (sev == GCGC_ERROR)
+            return msg;
+    }
+    return "";
+}
+
+/* One report row: grammar status compile_ms artifact_bytes lr_states
+ * certificate message. */
+static void report_row(FILE *f, const char *path, const gcgc_result *r, bool ok, const char *why)
+{
+    gcgc_stats s;
+    memset(&s, 0, sizeof s);
+    if (r)
+        gcgc_result_stats(r, &s);
+    tsv_text(f, path);
+    fprintf(f, "\t%s\t%.3f\t%zu\t%u\t", ok ? "ok" : "error", s.seconds * 1e3,
+            ok ? s.artifact_bytes : 0, s.lr_states);
+    if (!ok)
+        fputs("-", f);
+    else if (s.certificate.bounded)
+        fprintf(f, "bounded %u", s.certificate.max_stack_reads);
+    else
+        fprintf(f, "unbounded %s", s.certificate.unbounded_rule);
+    fputc('\t', f);
+    tsv_text(f, why ? why : "");
+    fputc('\n', f);
+}
+
+/* DIR/NAME.gcg for grammar `path`; NULL when out of memory. */
+static char *batch_output(const char *dir, const char *path)
+{
+    const char *name = base_name(path);
+    size_t n = strlen(name);
+    if (n > 5 && strcmp(name + n - 5, ".gbnf") == 0)
+        n -= 5;
+    char *out = malloc(strlen(dir) + n + 6);
+    if (out)
+        sprintf(out, "%s/%.*s.gcg", dir, (int)n, name);
+    return out;
+}
+
+/* Whether an earlier grammar of the batch already writes the same output. */
+static int earlier_same_output(const cli_args *a, int i)
+{
+    char *mine = batch_output(a->out_dir, a->grammars[i]);
+    int found = -1;
+    for (int k = 0; mine && k < i && found < 0; k++) {
+        char *other = batch_output(a->out_dir, a->grammars[k]);
+        if (other && strcmp(other, mine) == 0)
+            found = k;
+        free(other);
+    }
+    free(mine);
+    return found;
+}
+
+/* One grammar of a batch; returns whether it compiled and was written. */
+static bool batch_one(const cli_args *a, int i, const gcgc_vocab *v, FILE *report)
+{
+    const char *path = a->grammars[i];
+    char why[600] = "";
+    gcgc_result *r = NULL;
+    char *out = batch_output(a->out_dir, path);
+    int dup = earlier_same_output(a, i);
+    gcg_status st = GCG_ERR_NOMEM;
+    if (dup >= 0)
+        snprintf(why, sizeof why, "output %s is also the output of %s", out ? out : "",
+                 a->grammars[dup]);
+    else if (out)
+        st = compile_file(a, path, v, &r, why, sizeof why);
+    if (r)
+        print_messages(r, path, stderr);
+    size_t n = 0;
+    const uint8_t *bytes = gcgc_result_artifact(r, &n);
+    bool ok = r && st == GCG_OK && verify_artifact(bytes, n) == 0 &&
+              write_output(a, out, bytes, n) == 0;
+    if (!ok && !why[0])
+        snprintf(why, sizeof why, "%s", r && first_error(r)[0] ? first_error(r) : "not written");
+    if (dup >= 0 || (!r && why[0]))
+        fprintf(stderr, "gcgc: %s\n", why);
+    fprintf(stderr, "%s: %s\n", path, ok ? "ok" : "error");
+    if (report)
+        report_row(report, path, r, ok, ok ? "" : why);
+    gcgc_result_free(r);
+    free(out);
+    return ok;
+}
+
+static int compile_batch(const cli_args *a, const gcgc_vocab *v)
+{
+    struct stat sb;
+    if (stat(a->out_dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "gcgc: --out-dir %s: %s\n", a->out_dir,
+                errno && stat(a->out_dir, &sb) != 0 ? strerror(errno) : "not a directory");
+        return EXIT_ERRORS;
+    }
+    FILE *report = NULL;
+    if (a->report && !(report = fopen(a->report, "w"))) {
+        fprintf(stderr, "gcgc: cannot write %s: %s\n", a->report, strerror(errno));
+        return EXIT_ERRORS;
+    }
+    print_eos(v);
+    if (report)
+        fputs("grammar\tstatus\tcompile_ms\tartifact_bytes\tlr_states\tcertificate\tmessage\n",
+              report);
+    int failed = 0;
+    for (int i = 0; i < a->n_grammars; i++)
+        failed += !batch_one(a, i, v, report);
+    if (report && fclose(report) != 0) {
+        fprintf(stderr, "gcgc: cannot write %s: %s\n", a->report, strerror(errno));
+        failed++;
+    }
+    fprintf(stderr, "compiled %d of %d grammars\n", a->n_grammars - failed, a->n_grammars);
+    return failed ? EXIT_ERRORS : 0;
 }
 
 static int cmd_compile(int argc, char **argv)
 {
     cli_args a;
     int rc = parse_args("compile", argc, argv, &a);
-    if (rc >= 0)
+    gcgc_vocab *v = NULL;
+    if (rc >= 0) { /* help or a usage error */
+        free(a.grammars);
         return rc;
-    size_t len = 0;
-    char *src = read_file(a.grammar, &len);
-    if (!src) {
-        fprintf(stderr, "gcgc: cannot read %s: %s\n", a.grammar, strerror(errno));
-        return EXIT_ERRORS;
     }
-    /* Without a vocabulary option or EOS ids, the compiler's own default
-     * (the 256 single bytes, vocab = NULL) applies and names itself in META. */
-    bool own_vocab = a.tokenizer || a.vocab_hex || a.n_eos > 0;
-    gcg_vocab v;
-    memset(&v, 0, sizeof v);
-    rc = own_vocab ? load_vocab(&a, &v) : 0;
+    rc = load_vocab(&a, &v);
     if (rc == 0)
-        rc = compile_to_file(&a, src, len, own_vocab ? &v : NULL);
-    gcg_vocab_free(&v);
-    free(src);
+        rc = a.out_dir ? compile_batch(&a, v) : compile_single(&a, v);
+    gcgc_vocab_free(v);
+    free(a.grammars);
     return rc;
 }
 
 /* ---- gcgc check ----------------------------------------------------------- */
 
+static void print_check_stats(const gcg_compile_stats *s)
+{
+    printf("rules: %u\n", s->gbnf_rules);
+    printf("nonterminals: %u\n", s->nonterminals);
+    printf("productions: %u\n", s->productions);
+    printf("byte classes: %u\n", s->byte_classes);
+    printf("LR states: %u\n", s->lr_states);
+    printf("conflicts: %u shift/reduce, %u reduce/reduce\n", s->sr_conflicts, s->rr_conflicts);
+}
+
+/* The vocabulary for --count, through the internal loaders (counting reads
+ * token bytes). Returns false after printing the errors. */
+static bool load_count_vocab(const cli_args *a, gcg_vocab *v, bool *have)
+{
+    gcg_diag d;
+    gcg_diag_init(&d, vocab_path(a));
+    gcg_status st = GCG_OK;
+    *have = vocab_path(a) || a->n_eos;
+    if (a->tokenizer)
+        st = gcg_vocab_load_hf(a->tokenizer, a->eos, a->n_eos, v, &d);
+    else if (a->vocab_hex)
+        st = gcg_vocab_load_hex(a->vocab_hex, a->eos, a->n_eos, v, &d);
+    else if (a->tiktoken)
+        st = gcg_vocab_load_tiktoken(a->tiktoken, a->eos, a->n_eos, v, &d);
+    else if (a->n_eos)
+        st = gcg_vocab_bytes256(a->eos, a->n_eos, v);
+    gcg_diag_print(&d, stderr);
+    if (st != GCG_OK && d.n_errors == 0)
+        fprintf(stderr, "gcgc: vocabulary: %s\n", gcg_status_str(st));
+    gcg_diag_free(&d);
+    return st == GCG_OK;
+}
+
+/* check --count N: prints "sentences up to N bytes: S" and, with a
+ * vocabulary, "token sequences spelling them: T". */
+static int run_count(const cli_args *a, const gcg_check_tables *t)
+{
+    gcg_vocab v;
+    bool have = false;
+    memset(&v, 0, sizeof v);
+    if (!load_count_vocab(a, &v, &have))
+        return EXIT_ERRORS;
+    gcg_count_result res;
+    char why[256];
+    gcg_status st = gcg_count(t->lr, t->bc, have ? &v : NULL, a->count_n, &res, why, sizeof why);
+    if (st == GCG_OK) {
+        gmp_printf("sentences up to %u bytes: %Zd\n", a->count_n, res.sentences);
+        if (have)
+            gmp_printf("token sequences spelling them: %Zd\n", res.spellings);
+        gcg_count_result_free(&res);
+    } else {
+        fprintf(stderr, "gcgc: --count: %s\n", why);
+    }
+    gcg_vocab_free(&v);
+    return st == GCG_OK ? 0 : EXIT_ERRORS;
+}
+
+static int write_lr_report(const cli_args *a, const gcg_check_tables *t)
+{
+    FILE *f = strcmp(a->report, "-") == 0 ? stdout : fopen(a->report, "w");
+    if (!f) {
+        fprintf(stderr, "gcgc: cannot write %s: %s\n", a->report, strerror(errno));
+        return EXIT_ERRORS;
+    }
+    gcg_status st = gcg_lr_report(t->g, t->bc, t->lr, f);
+    int e = errno;
+    if ((f != stdout && fclose(f) != 0) || st != GCG_OK) {
+        fprintf(stderr, "gcgc: cannot write %s: %s\n", a->report,
+                st == GCG_ERR_NOMEM ? "out of memory" : strerror(e));
+        return EXIT_ERRORS;
+    }
+    return 0;
+}
+
+/* What after_check needs. */
+typedef struct check_ctx {
+    const cli_args *a;
+    const gcg_compile_stats *stats;
+    const gcg_diag *diag;   /* printed first (warnings), then marked printed */
+    bool printed;
+} check_ctx;
+
+/* What check does once the tables are built: statistics, then the LR
+ * report and the counts asked for. */
+static int after_check(const gcg_check_tables *t, void *arg)
+{
+    check_ctx *ctx = arg;
+    const cli_args *a = ctx->a;
+    gcg_diag_print(ctx->diag, stdout);
+    ctx->printed = true;
+    print_check_stats(ctx->stats);
+    fflush(stdout);
+    int rc = 0;
+    if (a->report)
+        rc = write_lr_report(a, t);
+    if (rc == 0 && a->count)
+        rc = run_count(a, t);
+    return rc;
+}
+
 static int cmd_check(int argc, char **argv)
 {
     cli_args a;
     int rc = parse_args("check", argc, argv, &a);
-    if (rc >= 0)
+    if (rc >= 0) {
+        free(a.grammars);
         return rc;
+    }
     size_t len = 0;
-    char *src = read_file(a.grammar, &len);
+    const char *path = a.grammars[0];
+    char *src = read_file(path, &len);
     if (!src) {
-        fprintf(stderr, "gcgc: cannot read %s: %s\n", a.grammar, strerror(errno));
+        fprintf(stderr, "gcgc: cannot read %s: %s\n", path, strerror(errno));
+        free(a.grammars);
         return EXIT_ERRORS;
     }
-    uint8_t *out = NULL;
-    size_t out_size = 0;
+    gcg_compile_options opt = {.root_name = a.root, .grammar_name = base_name(path)};
+    gcg_diag diag;
+    gcg_diag_init(&diag, path);
     gcg_compile_stats stats;
-    rc = compile_source(&a, src, len, NULL, true, &out, &out_size, &stats);
-    if (rc == 0)
-        print_stats(stdout, &stats, false);
-    free(out);
+    int after = 0;
+    check_ctx ctx = {&a, &stats, &diag, false};
+    gcg_status st = gcg_check_tables_run(src, len, &opt, &stats, &diag, after_check, &ctx, &after);
+    if (!ctx.printed)
+        gcg_diag_print(&diag, stdout);
+    if (st != GCG_OK && diag.n_errors == 0)
+        fprintf(stderr, "gcgc: %s: %s\n", path, gcg_status_str(st));
+    rc = st == GCG_OK && diag.n_errors == 0 ? after : EXIT_ERRORS;
+    gcg_diag_free(&diag);
     free(src);
+    free(a.grammars);
     return rc;
 }
 
 /* ---- main ---------------------------------------------------------------- */
+
+/* The subcommands: a new one is one line here and its cmd_ function. */
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} COMMANDS[] = {
+    {"compile", cmd_compile},
+    {"check", cmd_check},
+};
 
 int main(int argc, char **argv)
 {
@@ -483,10 +936,9 @@ int main(int argc, char **argv)
         printf("gcgc %s\n", GCG_VERSION_STRING);
         return 0;
     }
-    if (strcmp(cmd, "compile") == 0)
-        return cmd_compile(argc - 2, argv + 2);
-    if (strcmp(cmd, "check") == 0)
-        return cmd_check(argc - 2, argv + 2);
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (strcmp(cmd, COMMANDS[i].name) == 0)
+            return COMMANDS[i].run(argc - 2, argv + 2);
     fprintf(stderr, "gcgc: unknown command '%s'\nTry 'gcgc --help'.\n", cmd);
     return EXIT_USAGE;
 }

@@ -195,6 +195,31 @@ static void strip_special_text(gcg_vocab *v)
     v->offsets[v->n_tokens] = at;
 }
 
+void gcg_vocab_set_eos_source(gcg_vocab *v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->eos_source, sizeof v->eos_source, fmt, ap);
+    va_end(ap);
+}
+
+/* An EOS id with text is most often a typo or a wrong model (--eos 90 is
+ * "{" in Llama-3): as EOS it can no longer be spelled, so say so, showing
+ * the text with anything unprintable escaped. */
+static void warn_eos_text(gcg_vocab *v, uint32_t id)
+{
+    char text[48];
+    size_t n = 0;
+    for (uint32_t k = v->offsets[id]; k < v->offsets[id + 1] && n + 5 < sizeof text; k++) {
+        uint8_t c = v->bytes[k];
+        n += (size_t)snprintf(text + n, sizeof text - n, c >= 0x20 && c < 0x7F && c != '"' && c != '\\' ? "%c" : "\\x%02X", c);
+    }
+    snprintf(v->eos_warning, sizeof v->eos_warning,
+             "EOS id %u is an ordinary token with text \"%s\"; as EOS it no longer stands for "
+             "that text",
+             id, text);
+}
+
 gcg_status gcg_vocab_set_eos(gcg_vocab *v, const uint32_t *eos, uint32_t n_eos, gcg_diag *diag)
 {
     if (!v || (n_eos && !eos))
@@ -222,6 +247,8 @@ gcg_status gcg_vocab_set_eos(gcg_vocab *v, const uint32_t *eos, uint32_t n_eos, 
     }
     bool had_text = false;
     for (uint32_t i = 0; i < n_eos; i++) {
+        if (v->offsets[ids[i]] != v->offsets[ids[i] + 1] && !had_text)
+            warn_eos_text(v, ids[i]);
         had_text |= v->offsets[ids[i]] != v->offsets[ids[i] + 1];
         v->flags[ids[i]] |= GCG_TOKEN_EOS | GCG_TOKEN_SPECIAL;
     }
@@ -266,6 +293,8 @@ gcg_status gcg_vocab_bytes256(const uint32_t *eos, uint32_t n_eos, gcg_vocab *v)
         st = gcg_vocab_set_eos(v, eos, n_eos, NULL);
     if (st != GCG_OK)
         gcg_vocab_free(v);
+    else
+        gcg_vocab_set_eos_source(v, n_eos ? "given (--eos)" : "none given");
     return st;
 }
 

@@ -26,10 +26,21 @@ typedef struct gcg_vocab {
     uint8_t *flags;      /* n_tokens: GCG_TOKEN_* */
     uint32_t *eos;       /* ids of EOS tokens, ascending */
     uint32_t n_eos;
+    char eos_source[160];  /* where the EOS ids came from, for people to read  */
+    char eos_warning[200]; /* "" or why an EOS id looks wrong (it had text)     */
 } gcg_vocab;
 
-/* Loads a tokenizer.json. EOS ids: `eos`/`n_eos` if n_eos > 0, else the
- * eos_token named in a tokenizer_config.json in the same directory, if any.
+/* Records where the EOS ids came from (printf-style, truncated). */
+void gcg_vocab_set_eos_source(gcg_vocab *v, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Loads a tokenizer.json. EOS ids: `eos`/`n_eos` if n_eos > 0, else
+ * generation_config.json's eos_token_id (an id or a list of ids) in the same
+ * directory, else the eos_token named in tokenizer_config.json there, if any;
+ * v->eos_source says which.
  * Errors go to diag (with the file and, for JSON syntax, line:col). */
 gcg_status gcg_vocab_load_hf(const char *path, const uint32_t *eos, uint32_t n_eos, gcg_vocab *v,
                              gcg_diag *diag);
@@ -44,7 +55,16 @@ gcg_status gcg_vocab_load_hex(const char *path, const uint32_t *eos, uint32_t n_
  * appended as special tokens when they are >= 256. */
 gcg_status gcg_vocab_bytes256(const uint32_t *eos, uint32_t n_eos, gcg_vocab *v);
 
-/* Marks ids as EOS (and special), checking range; used by all loaders. */
+/* Loads a tiktoken rank file (o200k_base / cl100k_base .tiktoken): each line
+ * is "BASE64 RANK", the token's bytes and its id. EOS ids at or past the
+ * highest rank extend the vocabulary as special tokens (tiktoken keeps its
+ * special tokens out of the file). Errors at file:line:col. */
+gcg_status gcg_vocab_load_tiktoken(const char *path, const uint32_t *eos, uint32_t n_eos,
+                                   gcg_vocab *v, gcg_diag *diag);
+
+/* Marks ids as EOS (and special), checking range; used by all loaders. An
+ * EOS id that had text (an ordinary token) loses it, and v->eos_warning
+ * says so. */
 gcg_status gcg_vocab_set_eos(gcg_vocab *v, const uint32_t *eos, uint32_t n_eos, gcg_diag *diag);
 
 void gcg_vocab_free(gcg_vocab *v);

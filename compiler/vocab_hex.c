@@ -132,6 +132,8 @@ gcg_status gcg_vocab_hex_from_memory(const gcg_vocab_text *text, const gcg_vocab
     st = gcg_vocab_builder_finish(&c.b, v);
     if (st == GCG_OK && opt)
         st = gcg_vocab_set_eos(v, opt->eos, opt->n_eos, diag);
+    if (st == GCG_OK)
+        gcg_vocab_set_eos_source(v, opt && opt->n_eos ? "given (--eos)" : "none given");
     if (st == GCG_ERR_NOMEM)
         gcg_vocab_error(diag, text->name, 0, 0, "out of memory");
     if (st != GCG_OK)
@@ -151,7 +153,7 @@ gcg_status gcg_vocab_load_hex(const char *path, const uint32_t *eos, uint32_t n_
     if (st != GCG_OK)
         return st;
     gcg_vocab_text text = {path, data, len};
-    gcg_vocab_opts opt = {eos, n_eos, 0};
+    gcg_vocab_opts opt = {eos, n_eos, 0, NULL};
     st = gcg_vocab_hex_from_memory(&text, &opt, v, diag);
     free(data);
     return st;

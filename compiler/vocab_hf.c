@@ -11,11 +11,16 @@
  *    with byte fallback "<0xNN>" is the single byte NN. Trimming at the
  *    start of a sequence (Metaspace, Strip after Fuse) is not applied;
  *  - added_tokens: special ones have no text, the others their content as
- *    UTF-8 (never byte-level encoded); they override model.vocab ids.
+ *    UTF-8 (never byte-level encoded); they override model.vocab ids, and
+ *    are read first so that a model.vocab key they override is never
+ *    decoded (DeepSeek-V3 keeps its special tokens in model.vocab too,
+ *    spelled outside the byte-level alphabet).
  *
  * The vocabulary has max id + 1 tokens; ids with no token are special. EOS:
- * the caller's ids, else tokenizer_config.json's eos_token looked up among
- * added tokens, then model.vocab keys (as token_to_id does).
+ * the caller's ids, else generation_config.json's eos_token_id (an id or a
+ * list, as inference engines read it), else tokenizer_config.json's
+ * eos_token looked up among added tokens, then model.vocab keys (as
+ * token_to_id does).
  * Every malformed input is an error naming the file and the JSON path.
  */
 #include <jansson.h>
@@ -570,6 +575,8 @@ static gcg_status model_token(hf_ctx *c, const hf_entry *e, uint32_t id)
 {
     uint32_t len = 0, cp = 0;
     char where[HF_PATH_MAX];
+    if (gcg_vocab_builder_origin(&c->b, id) == ORIGIN_ADDED)
+        return GCG_OK; /* overridden: its key need not decode */
     if (gcg_vocab_builder_origin(&c->b, id)) {
         hf_err(c, "%s: id %u is already used by another token", entry_where(c, e, where), id);
         return GCG_ERR_FORMAT;
@@ -1030,9 +1037,9 @@ static gcg_status load_tokens(hf_ctx *c, const json_t *root)
 {
     if (!scan_pipeline(c, root))
         return GCG_ERR_FORMAT;
-    gcg_status st = model_vocab(c, root);
+    gcg_status st = added_tokens(c, root);
     if (st == GCG_OK)
-        st = added_tokens(c, root);
+        st = model_vocab(c, root);
     if (st == GCG_OK && c->b.n_ids == 0) {
         hf_err(c, "no tokens (model.vocab and added_tokens are empty)");
         st = GCG_ERR_FORMAT;
@@ -1040,18 +1047,77 @@ static gcg_status load_tokens(hf_ctx *c, const json_t *root)
     return st;
 }
 
+/* generation_config.json: eos_token_id -> id | [id, ...] | null. *n = 0
+ * when it names none. */
+#define HF_MAX_GEN_EOS 64
+static gcg_status generation_eos(const gcg_vocab_text *gen, uint32_t ids[HF_MAX_GEN_EOS],
+                                 uint32_t *n, gcg_diag *diag)
+{
+    *n = 0;
+    json_t *cfg = parse_json(gen, JSON_DECODE_INT_AS_REAL, NULL, diag);
+    if (!cfg)
+        return GCG_ERR_FORMAT;
+    json_t *e = json_object_get(cfg, "eos_token_id"), *x;
+    gcg_status st = GCG_OK;
+    size_t i;
+    if (json_is_number(e)) {
+        e = json_pack("[O]", e);
+    } else {
+        json_incref(e);
+    }
+    if (e && !json_is_null(e) && !json_is_array(e))
+        st = GCG_ERR_FORMAT;
+    json_array_foreach(e, i, x) {
+        double d = json_number_value(x);
+        if (!json_is_number(x) || d < 0 || d >= GCG_VOCAB_MAX_TOKENS || d != (double)(uint32_t)d ||
+            i >= HF_MAX_GEN_EOS) {
+            st = GCG_ERR_FORMAT;
+            break;
+        }
+        ids[(*n)++] = (uint32_t)d;
+    }
+    if (st != GCG_OK)
+        gcg_vocab_error(diag, gen->name, 0, 0,
+                        "eos_token_id: expected a token id or a list of at most %d ids",
+                        HF_MAX_GEN_EOS);
+    json_decref(e);
+    json_decref(cfg);
+    return st;
+}
+
+/* The base name of a path, for eos_source. */
+static const char *hf_base(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path ? path : "";
+}
+
 static gcg_status load_eos(const json_t *root, const gcg_vocab_text *config,
                            const gcg_vocab_opts *opt, gcg_vocab *v, gcg_diag *diag)
 {
-    if (opt && opt->n_eos)
+    if (opt && opt->n_eos) {
+        gcg_vocab_set_eos_source(v, "given (--eos)");
         return gcg_vocab_set_eos(v, opt->eos, opt->n_eos, diag);
+    }
+    gcg_vocab_set_eos_source(v, "none found (no --eos, generation_config.json or "
+                                "tokenizer_config.json eos_token)");
+    uint32_t ids[HF_MAX_GEN_EOS], n = 0;
+    if (opt && opt->generation) {
+        gcg_status st = generation_eos(opt->generation, ids, &n, diag);
+        if (st != GCG_OK || n > 0) {
+            gcg_vocab_set_eos_source(v, "%s eos_token_id", hf_base(opt->generation->name));
+            return st == GCG_OK ? gcg_vocab_set_eos(v, ids, n, diag) : st;
+        }
+    }
     if (!config)
         return GCG_OK;
     uint32_t id;
     bool found;
     gcg_status st = config_eos(root, config, &id, &found, diag);
-    if (st == GCG_OK && found)
+    if (st == GCG_OK && found) {
+        gcg_vocab_set_eos_source(v, "%s eos_token", hf_base(config->name));
         st = gcg_vocab_set_eos(v, &id, 1, diag);
+    }
     return st;
 }
 
@@ -1087,16 +1153,15 @@ gcg_status gcg_vocab_hf_from_memory(const gcg_vocab_text *json, const gcg_vocab_
     return st;
 }
 
-/* tokenizer_config.json in the directory of `path`. */
-static char *config_path(const char *path)
+/* The file `name` in the directory of `path`. */
+static char *config_path(const char *path, const char *name)
 {
-    static const char name[] = "tokenizer_config.json";
     const char *slash = strrchr(path, '/');
     size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
-    char *p = malloc(dir + sizeof name);
+    char *p = malloc(dir + strlen(name) + 1);
     if (p) {
         memcpy(p, path, dir);
-        memcpy(p + dir, name, sizeof name);
+        memcpy(p + dir, name, strlen(name) + 1);
     }
     return p;
 }
@@ -1107,20 +1172,26 @@ gcg_status gcg_vocab_load_hf(const char *path, const uint32_t *eos, uint32_t n_e
     if (!path || !v || (n_eos && !eos))
         return GCG_ERR_ARG;
     memset(v, 0, sizeof *v);
-    char *data = NULL, *cdata = NULL, *cpath = NULL;
-    size_t len = 0, clen = 0;
+    char *data = NULL, *cdata = NULL, *cpath = NULL, *gdata = NULL, *gpath = NULL;
+    size_t len = 0, clen = 0, glen = 0;
     gcg_status st = gcg_vocab_read_file(path, false, &data, &len, diag);
     if (st == GCG_OK && n_eos == 0) {
-        cpath = config_path(path);
-        st = cpath ? gcg_vocab_read_file(cpath, true, &cdata, &clen, diag) : GCG_ERR_NOMEM;
+        cpath = config_path(path, "tokenizer_config.json");
+        gpath = config_path(path, "generation_config.json");
+        st = cpath && gpath ? gcg_vocab_read_file(cpath, true, &cdata, &clen, diag) : GCG_ERR_NOMEM;
+        if (st == GCG_OK)
+            st = gcg_vocab_read_file(gpath, true, &gdata, &glen, diag);
     }
     if (st == GCG_OK) {
         gcg_vocab_text json = {path, data, len}, config = {cpath, cdata, clen};
-        gcg_vocab_opts opt = {eos, n_eos, 0};
+        gcg_vocab_text gen = {gpath, gdata, glen};
+        gcg_vocab_opts opt = {eos, n_eos, 0, gdata ? &gen : NULL};
         st = gcg_vocab_hf_from_memory(&json, cdata ? &config : NULL, &opt, v, diag);
     }
     free(data);
     free(cdata);
     free(cpath);
+    free(gdata);
+    free(gpath);
     return st;
 }

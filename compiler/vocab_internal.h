@@ -99,6 +99,7 @@ typedef struct gcg_vocab_opts {
     const uint32_t *eos;   /* EOS ids chosen by the caller (win over any file) */
     uint32_t n_eos;
     uint32_t max_tokens;   /* 0 = GCG_VOCAB_MAX_TOKENS; smaller for fuzzing   */
+    const gcg_vocab_text *generation; /* HF: generation_config.json, or NULL   */
 } gcg_vocab_opts;
 
 /* gcg_vocab_load_hf on texts: `config` is tokenizer_config.json, or NULL
@@ -106,6 +107,11 @@ typedef struct gcg_vocab_opts {
  * NULL. On failure *v is zeroed. */
 gcg_status gcg_vocab_hf_from_memory(const gcg_vocab_text *json, const gcg_vocab_text *config,
                                     const gcg_vocab_opts *opt, gcg_vocab *v, gcg_diag *diag);
+
+/* gcg_vocab_load_tiktoken on a text. `opt` may be NULL. On failure *v is
+ * zeroed. */
+gcg_status gcg_vocab_tiktoken_from_memory(const gcg_vocab_text *text, const gcg_vocab_opts *opt,
+                                          gcg_vocab *v, gcg_diag *diag);
 
 /* gcg_vocab_load_hex on a text. `opt` may be NULL. On failure *v is zeroed. */
 gcg_status gcg_vocab_hex_from_memory(const gcg_vocab_text *text, const gcg_vocab_opts *opt,

@@ -6,9 +6,10 @@
  *   gcg replay ART.gcg TRACES    check token traces against the masks, time them
  *   gcg info ART.gcg             metadata, sections and certificate
  *
- * Exit status: match 0 complete / 1 prefix / 2 reject; mask and replay 0 ok /
- * 2 a token not allowed; every command 3 for usage errors and for artifacts
- * or files that cannot be read.
+ * Exit status (the same scheme as gcgc): 0 ok (match: complete), 1 errors
+ * in the input (an artifact or file that cannot be read, a malformed trace)
+ * or rejected (match: reject, mask: a token not allowed, replay:
+ * violations), 2 usage; match alone uses 3 for "prefix".
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,14 +17,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "artifact.h"
 #include "gcg.h"
+#include "gss_dot.h"
 
-#define EXIT_PREFIX 1
-#define EXIT_REJECT 2
-#define EXIT_USAGE 3
+#define EXIT_ERRORS 1 /* input errors and rejections         */
+#define EXIT_REJECT 1
+#define EXIT_USAGE 2
+#define EXIT_PREFIX 3 /* match only: not complete, not rejected */
 #define MATCH_CHUNK (64 * 1024)
 #define CONTINUE (-1) /* "no exit status yet" from helpers that may end a command */
 
@@ -33,22 +37,32 @@ static const char USAGE[] =
     "Runs grammar artifacts compiled by gcgc.\n"
     "\n"
     "commands:\n"
-    "  match ART.gcg [FILE]            does FILE (default stdin) match? complete/prefix/reject N\n"
+    "  match ART.gcg [FILE] [--dot F]  does FILE (default stdin) match? complete/prefix/reject N\n"
     "  mask ART.gcg [options]          the tokens allowed after some tokens or text\n"
     "  replay ART.gcg TRACES           check token traces against the masks, time the masks\n"
     "  info ART.gcg                    metadata, sections and latency certificate\n"
     "\n"
     "  gcg COMMAND --help    details of a command\n"
-    "  gcg --version         print the version\n";
+    "  gcg --version         print the version\n"
+    "\n"
+    "exit status: 0 ok, 1 errors in the input or rejected, 2 usage\n"
+    "(match: 0 complete, 1 reject, 3 prefix). ART.gcg may be a regular file or a\n"
+    "pipe (read fully into memory), not a directory.\n";
 
 static const char USAGE_MATCH[] =
-    "usage: gcg match ART.gcg [FILE]\n"
+    "usage: gcg match ART.gcg [FILE] [--dot OUT.dot]\n"
     "\n"
     "Feeds the bytes of FILE (stdin when absent or \"-\") to the grammar and prints one\n"
     "line: \"complete\" (a whole sentence), \"prefix\" (can still be completed) or\n"
     "\"reject N\" (N = 0-based offset of the first byte that cannot be consumed).\n"
     "\n"
-    "exit status: 0 complete, 1 prefix, 2 reject, 3 usage or unreadable artifact/file\n";
+    "options:\n"
+    "  --dot OUT.dot    write the graph-structured stack after the text (after the\n"
+    "                   accepted bytes on a reject) as a Graphviz graph\n"
+    "  -h, --help       this help\n"
+    "\n"
+    "exit status: 0 complete, 1 reject or an unreadable artifact/file, 2 usage,\n"
+    "3 prefix\n";
 
 static const char USAGE_MASK[] =
     "usage: gcg mask ART.gcg [--tokens \"ID ID ...\" | --text STRING] [--count]\n"
@@ -62,7 +76,8 @@ static const char USAGE_MASK[] =
     "  --count             print only the number of allowed tokens\n"
     "  -h, --help          this help\n"
     "\n"
-    "exit status: 0 ok, 2 a token or the text is not allowed, 3 usage or artifact error\n";
+    "exit status: 0 ok, 1 a token or the text is not allowed, or an artifact error,\n"
+    "2 usage\n";
 
 static const char USAGE_REPLAY[] =
     "usage: gcg replay ART.gcg TRACES\n"
@@ -71,8 +86,10 @@ static const char USAGE_REPLAY[] =
     "step the mask is filled (and timed) and the next token must be in it. Prints\n"
     "per line: \"line N: steps S, violations V, complete|incomplete\", then totals and\n"
     "the mean/p50/p99/max mask time in microseconds. A violation ends its line.\n"
+    "TRACES must be a readable file (or a pipe); a line holding a NUL byte or\n"
+    "anything but ids is an error naming the line.\n"
     "\n"
-    "exit status: 0 no violation, 2 violations, 3 usage or artifact error\n";
+    "exit status: 0 no violation, 1 violations or an input error, 2 usage\n";
 
 static const char USAGE_INFO[] =
     "usage: gcg info ART.gcg\n"
@@ -80,7 +97,7 @@ static const char USAGE_INFO[] =
     "Prints the grammar, the vocabulary, every section with its size, the total\n"
     "size and the latency certificate of an artifact.\n"
     "\n"
-    "exit status: 0 ok, 3 usage or artifact error\n";
+    "exit status: 0 ok, 1 artifact error, 2 usage\n";
 
 /* The arguments of one subcommand. */
 typedef struct cli_args {
@@ -89,6 +106,7 @@ typedef struct cli_args {
     const char *tokens;   /* mask --tokens */
     const char *text;     /* mask --text   */
     bool count;           /* mask --count  */
+    const char *dot;      /* match --dot   */
     bool help;
 } cli_args;
 
@@ -98,6 +116,7 @@ typedef struct cmd_spec {
     const char *usage;
     int min_pos, max_pos;
     bool mask_options;
+    bool dot_option;
 } cmd_spec;
 
 /* A growable array of mask times in nanoseconds, for replay's percentiles. */
@@ -146,14 +165,81 @@ static int next_id(const char **s, uint32_t *out)
     return 1;
 }
 
+/* Reads a whole stream (a pipe has no size to ask for). NULL with errno set
+ * on failure. */
+static uint8_t *read_stream(FILE *f, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (ferror(f)) {
+            int e = errno ? errno : EIO;
+            free(buf);
+            errno = e;
+            return NULL;
+        }
+        if (n < cap)
+            break;
+        uint8_t *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+        if (!nb)
+            free(buf);
+        buf = nb;
+        cap *= 2;
+    }
+    if (!buf)
+        errno = ENOMEM;
+    *len = n;
+    return buf;
+}
+
+/* An artifact from a pipe, FIFO or character device: read into memory, as
+ * there is nothing to map. */
+static gcg_status open_artifact_stream(const char *path, gcg_artifact **art, gcg_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n = 0;
+    uint8_t *data = f ? read_stream(f, &n) : NULL;
+    int e = errno;
+    if (f)
+        fclose(f);
+    if (!data) {
+        snprintf(err->msg, sizeof err->msg, "cannot read: %s", strerror(e));
+        return GCG_ERR_IO;
+    }
+    gcg_status st = gcg_artifact_open_memory(data, n, art, err);
+    free(data);
+    return st;
+}
+
+/* Opens ART.gcg: a regular file directly; a pipe or FIFO (e.g. `<(gcgc
+ * compile ... -o -)`) fully read into memory; a directory or anything else
+ * is refused by name, so the message says what happened. */
 static int open_artifact(const char *path, gcg_artifact **art)
 {
     gcg_error err;
-    gcg_status st = gcg_artifact_open_file(path, art, &err);
+    struct stat sb;
+    gcg_status st;
+    if (stat(path, &sb) != 0) {
+        fprintf(stderr, "gcg: %s: cannot open: %s\n", path, strerror(errno));
+        return EXIT_ERRORS;
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "gcg: %s: is a directory, not an artifact\n", path);
+        return EXIT_ERRORS;
+    }
+    if (S_ISREG(sb.st_mode))
+        st = gcg_artifact_open_file(path, art, &err);
+    else if (S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode) || S_ISSOCK(sb.st_mode))
+        st = open_artifact_stream(path, art, &err);
+    else {
+        fprintf(stderr, "gcg: %s: not a regular file or a pipe\n", path);
+        return EXIT_ERRORS;
+    }
     if (st == GCG_OK)
         return CONTINUE;
     fprintf(stderr, "gcg: %s: %s: %s\n", path, gcg_status_str(st), err.msg);
-    return EXIT_USAGE;
+    return EXIT_ERRORS;
 }
 
 static int new_matcher(const gcg_artifact *art, uint32_t max_rollback, gcg_matcher **m)
@@ -165,8 +251,9 @@ static int new_matcher(const gcg_artifact *art, uint32_t max_rollback, gcg_match
     gcg_status st = gcg_matcher_new(art, &opt, m, &err);
     if (st == GCG_OK)
         return CONTINUE;
-    fprintf(stderr, "gcg: cannot create a matcher: %s: %s\n", gcg_status_str(st), err.msg);
-    return EXIT_USAGE;
+    fprintf(stderr, "gcg: cannot create a matcher: %s: %s
+", gcg_status_str(st), err.msg);
+    return EXIT_ERRORS;
 }
 
 static double now_ns(void)
@@ -196,6 +283,8 @@ static int parse_option(const cmd_spec *spec, int argc, char **argv, int *i, cli
         val = &a->tokens;
     else if (spec->mask_options && strcmp(arg, "--text") == 0)
         val = &a->text;
+    else if (spec->dot_option && strcmp(arg, "--dot") == 0)
+        val = &a->dot;
     else
         return usage_error(spec->name, "unknown option '%s'", arg);
     if (val) {
@@ -238,14 +327,16 @@ static int parse_args(const cmd_spec *spec, int argc, char **argv, cli_args *a)
 
 /* Commits `in` chunk by chunk, so memory does not grow with the input.
  * Prints the verdict line; returns the exit status. */
-static int match_stream(gcg_matcher *m, FILE *in, const char *name)
+static int match_stream(gcg_matcher *m, FILE *in, const char *name, bool to_reject_point,
+                        bool *verdict)
 {
     static const size_t chunk = MATCH_CHUNK;
     uint8_t *buf = malloc(chunk);
     if (!buf)
-        return EXIT_USAGE;
+        return EXIT_ERRORS;
     uint64_t offset = 0;
     int rc = CONTINUE;
+    bool rejected = false;
     size_t n;
     while (rc == CONTINUE && (n = fread(buf, 1, chunk, in)) > 0) {
         size_t consumed = 0;
@@ -253,17 +344,23 @@ static int match_stream(gcg_matcher *m, FILE *in, const char *name)
         if (st == GCG_ERR_REJECTED) {
             printf("reject %llu\n", (unsigned long long)(offset + consumed));
             rc = EXIT_REJECT;
+            rejected = true;
+            /* A commit is atomic: for --dot, take the bytes that fit again. */
+            size_t again = 0;
+            if (to_reject_point)
+                gcg_matcher_commit_bytes(m, buf, consumed, &again);
         } else if (st != GCG_OK) {
             fprintf(stderr, "gcg: %s: at byte %llu: %s\n", name, (unsigned long long)offset,
                     gcg_status_str(st));
-            rc = EXIT_USAGE;
+            rc = EXIT_ERRORS;
         }
         offset += n;
     }
     if (rc == CONTINUE && ferror(in)) {
         fprintf(stderr, "gcg: cannot read %s: %s\n", name, strerror(errno));
-        rc = EXIT_USAGE;
+        rc = EXIT_ERRORS;
     }
+    *verdict = rc == CONTINUE || rejected;
     if (rc == CONTINUE) {
         bool complete = gcg_matcher_is_complete(m);
         puts(complete ? "complete" : "prefix");
@@ -273,14 +370,31 @@ static int match_stream(gcg_matcher *m, FILE *in, const char *name)
     return rc;
 }
 
+/* match --dot: the GSS as the text left it. */
+static int write_dot(const gcg_matcher *m, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    gcg_status st = f ? gcg_gss_dot(m, f) : GCG_ERR_IO;
+    int e = errno;
+    if (f && fclose(f) != 0 && st == GCG_OK) {
+        st = GCG_ERR_IO;
+        e = errno;
+    }
+    if (st == GCG_OK)
+        return 0;
+    fprintf(stderr, "gcg: cannot write %s: %s\n", path,
+            st == GCG_ERR_NOMEM ? "out of memory" : strerror(e));
+    return EXIT_ERRORS;
+}
+
 static int cmd_match(int argc, char **argv)
 {
-    static const cmd_spec spec = {"match", USAGE_MATCH, 1, 2, false};
+    static const cmd_spec spec = {"match", USAGE_MATCH, 1, 2, false, true};
     cli_args a;
     int rc = parse_args(&spec, argc, argv, &a);
     if (rc != CONTINUE)
         return rc;
-    bool use_stdin = a.n_pos < 2 || strcmp(a.pos[1], "-") == 0;
+    bool use_stdin = a.n_pos < 2 || strcmp(a.pos[1], "-") == 0, verdict = false;
     const char *name = use_stdin ? "<stdin>" : a.pos[1];
     gcg_artifact *art = NULL;
     gcg_matcher *m = NULL;
@@ -292,13 +406,15 @@ static int cmd_match(int argc, char **argv)
         in = use_stdin ? stdin : fopen(name, "rb");
         if (!in) {
             fprintf(stderr, "gcg: cannot read %s: %s\n", name, strerror(errno));
-            rc = EXIT_USAGE;
+            rc = EXIT_ERRORS;
         }
     }
     if (rc == CONTINUE)
-        rc = match_stream(m, in, name);
+        rc = match_stream(m, in, name, a.dot != NULL, &verdict);
     if (in && !use_stdin)
         fclose(in);
+    if (a.dot && verdict && write_dot(m, a.dot) != 0)
+        rc = EXIT_ERRORS;
     gcg_matcher_free(m);
     gcg_artifact_free(art);
     return rc;
@@ -323,7 +439,7 @@ static int commit_token_list(gcg_matcher *m, const char *list)
         }
         if (st != GCG_OK) {
             fprintf(stderr, "gcg: token %u (id %u): %s\n", pos + 1, id, gcg_status_str(st));
-            return EXIT_USAGE;
+            return EXIT_ERRORS;
         }
         pos++;
     }
@@ -343,7 +459,7 @@ static int commit_text(gcg_matcher *m, const char *text)
         return EXIT_REJECT;
     }
     fprintf(stderr, "gcg: text: %s\n", gcg_status_str(st));
-    return EXIT_USAGE;
+    return EXIT_ERRORS;
 }
 
 static void print_mask(const uint32_t *mask, uint32_t vocab_size, bool count_only)
@@ -372,11 +488,11 @@ static int mask_after(const gcg_artifact *art, const cli_args *a)
     size_t words = gcg_artifact_mask_words(art);
     uint32_t *mask = rc == CONTINUE ? calloc(words ? words : 1, sizeof *mask) : NULL;
     if (rc == CONTINUE && !mask)
-        rc = EXIT_USAGE;
+        rc = EXIT_ERRORS;
     gcg_status st = rc == CONTINUE ? gcg_matcher_fill_mask(m, mask, words) : GCG_OK;
     if (st != GCG_OK) {
         fprintf(stderr, "gcg: mask: %s\n", gcg_status_str(st));
-        rc = EXIT_USAGE;
+        rc = EXIT_ERRORS;
     }
     if (rc == CONTINUE) {
         print_mask(mask, gcg_artifact_vocab_size(art), a->count);
@@ -389,7 +505,7 @@ static int mask_after(const gcg_artifact *art, const cli_args *a)
 
 static int cmd_mask(int argc, char **argv)
 {
-    static const cmd_spec spec = {"mask", USAGE_MASK, 1, 1, true};
+    static const cmd_spec spec = {"mask", USAGE_MASK, 1, 1, true, false};
     cli_args a;
     int rc = parse_args(&spec, argc, argv, &a);
     if (rc != CONTINUE)
@@ -398,7 +514,7 @@ static int cmd_mask(int argc, char **argv)
     rc = open_artifact(a.pos[0], &art);
     if (rc == CONTINUE && gcg_artifact_vocab_size(art) == 0) {
         fprintf(stderr, "gcg: %s: %s\n", a.pos[0], gcg_status_str(GCG_ERR_NO_VOCAB));
-        rc = EXIT_USAGE;
+        rc = EXIT_ERRORS;
     }
     if (rc == CONTINUE)
         rc = mask_after(art, &a);
@@ -480,7 +596,7 @@ static bool replay_step(gcg_matcher *m, uint32_t *mask, size_t words, uint32_t v
 }
 
 /* Replays one trace line from the start of a sentence. Returns CONTINUE,
- * or EXIT_USAGE for a malformed line. */
+ * or EXIT_ERRORS for a malformed line. */
 static int replay_line(gcg_matcher *m, uint32_t *mask, size_t words, uint32_t vocab,
                        const char *text, uint64_t line, replay_totals *tot)
 {
@@ -498,7 +614,7 @@ static int replay_line(gcg_matcher *m, uint32_t *mask, size_t words, uint32_t vo
     if (r < 0) {
         fprintf(stderr, "gcg replay: line %llu: bad token id after step %llu\n",
                 (unsigned long long)line, (unsigned long long)steps);
-        return EXIT_USAGE;
+        return EXIT_ERRORS;
     }
     /* A line cut short by a violation was not replayed, so it is not complete. */
     bool complete =
@@ -513,28 +629,57 @@ static int replay_line(gcg_matcher *m, uint32_t *mask, size_t words, uint32_t vo
     return CONTINUE;
 }
 
-/* Reads TRACES line by line; blank lines are skipped but keep their number. */
-static int replay_file(const gcg_artifact *art, gcg_matcher *m, FILE *in, replay_totals *tot)
+/* Reads TRACES line by line; blank lines are skipped but keep their number.
+ * A NUL byte would end the line early for the id parser, so it is an error
+ * naming the line rather than a silently shorter trace; a read error (a
+ * directory, an I/O failure) is an error rather than "0 lines". */
+static int replay_file(const gcg_artifact *art, gcg_matcher *m, FILE *in, const char *name,
+                       replay_totals *tot)
 {
     size_t words = gcg_artifact_mask_words(art);
     uint32_t *mask = calloc(words ? words : 1, sizeof *mask);
     char *text = NULL;
     size_t cap = 0;
     uint64_t line = 0;
-    int rc = mask ? CONTINUE : EXIT_USAGE;
-    while (rc == CONTINUE && getline(&text, &cap, in) >= 0) {
+    ssize_t len;
+    int rc = mask ? CONTINUE : EXIT_ERRORS;
+    while (rc == CONTINUE && (len = getline(&text, &cap, in)) >= 0) {
         line++;
-        if (text[strspn(text, " \t\r\n")] != '\0')
+        size_t nul = strlen(text);
+        if (nul < (size_t)len) {
+            fprintf(stderr, "gcg replay: %s: line %llu: NUL byte at column %zu\n", name,
+                    (unsigned long long)line, nul + 1);
+            rc = EXIT_ERRORS;
+        } else if (text[strspn(text, " \t\r\n")] != '\0') {
             rc = replay_line(m, mask, words, gcg_artifact_vocab_size(art), text, line, tot);
+        }
+    }
+    if (rc == CONTINUE && ferror(in)) {
+        fprintf(stderr, "gcg: cannot read %s: %s\n", name, strerror(errno));
+        rc = EXIT_ERRORS;
     }
     free(text);
     free(mask);
     return rc;
 }
 
+/* Opens TRACES, refusing a directory by name (fopen accepts one). */
+static FILE *open_traces(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "gcg: cannot read %s: is a directory\n", path);
+        return NULL;
+    }
+    FILE *in = fopen(path, "r");
+    if (!in)
+        fprintf(stderr, "gcg: cannot read %s: %s\n", path, strerror(errno));
+    return in;
+}
+
 static int cmd_replay(int argc, char **argv)
 {
-    static const cmd_spec spec = {"replay", USAGE_REPLAY, 2, 2, false};
+    static const cmd_spec spec = {"replay", USAGE_REPLAY, 2, 2, false, false};
     cli_args a;
     int rc = parse_args(&spec, argc, argv, &a);
     if (rc != CONTINUE)
@@ -547,12 +692,10 @@ static int cmd_replay(int argc, char **argv)
     rc = open_artifact(a.pos[0], &art);
     if (rc == CONTINUE)
         rc = new_matcher(art, 1, &m);
-    if (rc == CONTINUE && !(in = fopen(a.pos[1], "r"))) {
-        fprintf(stderr, "gcg: cannot read %s: %s\n", a.pos[1], strerror(errno));
-        rc = EXIT_USAGE;
-    }
+    if (rc == CONTINUE && !(in = open_traces(a.pos[1])))
+        rc = EXIT_ERRORS;
     if (rc == CONTINUE)
-        rc = replay_file(art, m, in, &tot);
+        rc = replay_file(art, m, in, a.pos[1], &tot);
     if (rc == CONTINUE) {
         printf("total: %llu lines, %llu steps, %llu violations, %llu complete\n",
                (unsigned long long)tot.lines, (unsigned long long)tot.steps,
@@ -621,7 +764,7 @@ static void print_certificate(const gcg_artifact *art)
 
 static int cmd_info(int argc, char **argv)
 {
-    static const cmd_spec spec = {"info", USAGE_INFO, 1, 1, false};
+    static const cmd_spec spec = {"info", USAGE_INFO, 1, 1, false, false};
     cli_args a;
     int rc = parse_args(&spec, argc, argv, &a);
     if (rc != CONTINUE)

@@ -15,6 +15,7 @@ fi
 # Absolute paths: the test runs in a temporary directory.
 GCGC=$(realpath "$1")
 GCG=$(realpath "$2")
+DATA=$(realpath "$(dirname "$0")/data")
 T=$(mktemp -d "${TMPDIR:-/tmp}/gcg_cli_test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
@@ -96,6 +97,7 @@ printf '5b\n5d\n2c\n7b\n7d\n3a\n22\n61\n31\n74727565\n66616c7365\n5b5d\n-\n' >ti
 printf 'root ::= "a" undefined-rule\n' >undefined.gbnf
 printf 'root ::= "a"\nunused ::= "b"\n' >unused.gbnf
 printf 'hello' >short.gcg
+mkdir -p tracedir_art
 
 # ---- gcgc: version, help, usage ------------------------------------------------
 
@@ -115,7 +117,7 @@ run "$GCGC" compile paren.gbnf -o;    check_grep "gcgc -o without value" 2 err '
 run "$GCGC" compile paren.gbnf -o x.gcg --frob; check_grep "gcgc unknown option" 2 err "^gcgc compile: unknown option '--frob'$"
 run "$GCGC" compile paren.gbnf -o x.gcg --eos 12x; check_grep "gcgc bad --eos" 2 err "^gcgc compile: --eos needs a token id, got '12x'$"
 run "$GCGC" compile paren.gbnf -o x.gcg --tokenizer t.json --vocab-hex paren.hex
-check_grep "gcgc two vocabularies" 2 err '^gcgc compile: --tokenizer and --vocab-hex exclude each other$'
+check_grep "gcgc two vocabularies" 2 err '^gcgc compile: --tokenizer, --vocab-hex and --tiktoken exclude each other$'
 run "$GCGC" check paren.gbnf extra.gbnf; check_grep "gcgc check two grammars" 2 err "^gcgc check: unexpected argument 'extra.gbnf'$"
 run "$GCGC" check paren.gbnf -o x.gcg; check_grep "gcgc check has no -o" 2 err "^gcgc check: unknown option '-o'$"
 [[ ! -e x.gcg ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL usage errors wrote x.gcg"; }
@@ -152,7 +154,7 @@ check_grep "gcgc check byte classes" 0 out '^byte classes: [1-9][0-9]*$'
 run "$GCGC" compile paren.gbnf -o paren.gcg
 check_grep "gcgc compile bytes256" 0 err '^certificate: at most [0-9]+ stack reads, [0-9]+ set operations, [0-9]+ bytes per frontier node$'
 check_grep "gcgc summary LR states" 0 err '^LR states: [1-9][0-9]*$'
-check_grep "gcgc summary automaton" 0 err '^automaton: [1-9][0-9]* states, [1-9][0-9]* token sets, [1-9][0-9]* trie nodes$'
+check_grep "gcgc summary automaton" 0 err '^automaton: [1-9][0-9]* states, [1-9][0-9]* token sets$'
 check_grep "gcgc summary artifact" 0 err '^artifact: [1-9][0-9]* bytes -> paren\.gcg$'
 check_grep "gcgc summary time" 0 err '^compile time: [0-9]+\.[0-9] ms$'
 [[ -s paren.gcg ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL paren.gcg not written"; }
@@ -163,7 +165,8 @@ run "$GCGC" compile "$T/paren.gbnf" -o tok.gcg --vocab-hex ./paren.hex --eos 6 -
 check_grep "gcgc compile --vocab-hex" 0 err '^certificate: at most [0-9]+ stack reads, '
 check_grep "gcgc --stats automaton" 0 out '^automaton states: [1-9][0-9]*$'
 check_grep "gcgc --stats token sets" 0 out '^token sets: [1-9][0-9]*$'
-check_grep "gcgc --stats trie nodes" 0 out '^trie nodes: [1-9][0-9]*$'
+check_grep "gcgc --stats artifact bytes" 0 out "^artifact bytes: $(stat -c %s tok.gcg)\$"
+check_grep "gcgc EOS from --eos" 0 err '^EOS ids: 6 \(from given \(--eos\)\)$'
 
 # ---- gcgc: latency certificate -----------------------------------------------
 
@@ -180,6 +183,133 @@ run "$GCGC" compile tiny_json.gbnf -o tiny_json.gcg --vocab-hex tiny_json.hex --
 check_grep "gcgc tiny JSON certificate" 0 err '^certificate: at most 7 stack reads, 8 set operations, [0-9]+ bytes per frontier node$'
 cert=$(grep '^certificate: ' <<<"$err")
 
+# ---- gcgc: where -o writes ---------------------------------------------------------
+
+# -o replaced its path by rename(2): a FIFO, a device or a symlink became a
+# regular file. Only regular files are written now.
+mkfifo fifo.gcg
+run "$GCGC" compile paren.gbnf -o fifo.gcg
+check "gcgc -o FIFO refused" 1 "" "gcgc: refusing to write fifo.gcg: it is a FIFO (-o writes regular files only)"
+[[ -p fifo.gcg ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL -o replaced the FIFO"; }
+run "$GCGC" compile paren.gbnf -o /dev/null
+check "gcgc -o device refused" 1 "" "gcgc: refusing to write /dev/null: it is a device (-o writes regular files only)"
+[[ -c /dev/null ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL -o replaced /dev/null"; }
+mkdir -p adir
+run "$GCGC" compile paren.gbnf -o adir
+check "gcgc -o directory refused" 1 "" "gcgc: refusing to write adir: it is a directory (-o writes regular files only)"
+cp paren.gbnf self.gbnf
+run "$GCGC" compile self.gbnf -o self.gbnf
+check "gcgc -o the input grammar refused" 1 "" "gcgc: refusing to write self.gbnf: it is an input of this compile"
+cmp -s self.gbnf paren.gbnf && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL -o overwrote the grammar"; }
+ln -s self.gbnf self_link.gcg
+run "$GCGC" compile self.gbnf -o self_link.gcg
+check_grep "gcgc -o symlink to the input refused" 1 err '^gcgc: refusing to write self_link\.gcg: it is an input of this compile$'
+ln -s linked_target.gcg link.gcg
+run "$GCGC" compile paren.gbnf -o link.gcg
+check_grep "gcgc -o symlink written through" 0 err '^artifact: [0-9]+ bytes -> link\.gcg$'
+[[ -L link.gcg && -f linked_target.gcg && ! -L linked_target.gcg ]] && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL -o did not write through the symlink"; }
+"$GCGC" compile paren.gbnf -o - 2>stdout_err.txt >stdout.gcg
+rc=$?; out=""; err=$(cat stdout_err.txt)
+check_grep "gcgc -o - summary" 0 err '^artifact: [0-9]+ bytes -> stdout$'
+run "$GCG" info stdout.gcg
+check_grep "gcgc -o - writes the artifact" 0 out '^grammar: paren\.gbnf \(root: root\)$'
+run "$GCGC" compile paren.gbnf -o - --stats
+check_grep "gcgc -o - with --stats" 2 err '^gcgc compile: --stats prints to stdout, where -o - writes the artifact$'
+
+# ---- gcgc compile: a batch against one vocabulary -------------------------------------
+
+mkdir -p batch
+printf 'root ::= "a" bad-rule\n' >bad.gbnf
+run "$GCGC" compile --out-dir batch --report batch.tsv --vocab-hex paren.hex --eos 6 \
+    paren.gbnf bad.gbnf nested_list.gbnf missing.gbnf
+check_grep "batch exit status" 1 err '^compiled 2 of 4 grammars$'
+check_grep "batch error printed" 1 err '^bad\.gbnf:1:[0-9]+: error: .*bad-rule'
+check_grep "batch EOS once" 1 err '^EOS ids: 6 \(from given \(--eos\)\)$'
+[[ -s batch/paren.gcg && -s batch/nested_list.gcg && ! -e batch/bad.gcg ]] && pass=$((pass + 1)) ||
+    { fail=$((fail + 1)); echo "FAIL batch outputs"; ls batch; }
+run cut -f1,2,5,6 batch.tsv
+check "batch report" 0 "grammar	status	lr_states	certificate
+paren.gbnf	ok	6	bounded 4
+bad.gbnf	error	0	-
+nested_list.gbnf	ok	12	unbounded list
+missing.gbnf	error	0	-" ""
+run awk -F'\t' 'NR > 1 { print NF, ($3 ~ /^[0-9]+\.[0-9][0-9][0-9]$/), ($4 > 0) == ($2 == "ok") }' batch.tsv
+check "batch report columns" 0 "7 1 1
+7 1 1
+7 1 1
+7 1 1" ""
+run awk -F'\t' '$1 == "bad.gbnf" { print $7 } $1 == "missing.gbnf" { print $7 }' batch.tsv
+check_grep "batch report message" 0 out '^undefined rule "bad-rule"$'
+check_grep "batch report unreadable" 0 out '^cannot read missing\.gbnf: No such file or directory$'
+run "$GCGC" compile --out-dir batch paren.gbnf tiny_json.gbnf
+check "batch all compiled" 0 "" '*'
+mkdir -p other && cp paren.gbnf other/
+run "$GCGC" compile --out-dir batch paren.gbnf other/paren.gbnf
+check_grep "batch same output name" 1 err '^gcgc: output batch/paren\.gcg is also the output of paren\.gbnf$'
+run "$GCGC" compile paren.gbnf tiny_json.gbnf -o x.gcg
+check_grep "several grammars need --out-dir" 2 err '^gcgc compile: several grammars need --out-dir DIR$'
+run "$GCGC" compile --out-dir nodir paren.gbnf
+check_grep "batch missing directory" 1 err '^gcgc: --out-dir nodir: No such file or directory$'
+
+# ---- gcgc: vocabularies and EOS ids ---------------------------------------------------
+
+# A DeepSeek-V3-like tokenizer.json: special tokens in model.vocab too.
+mkdir -p ds && cp "$DATA/vocab/deepseek/"*.json ds/
+run "$GCGC" compile tiny_json.gbnf --tokenizer ds/tokenizer.json -o ds.gcg
+check_grep "DeepSeek layout loads" 0 err '^EOS ids: 1 \(from generation_config\.json eos_token_id\)$'
+rm ds/generation_config.json
+run "$GCGC" compile tiny_json.gbnf --tokenizer ds/tokenizer.json -o ds.gcg
+check_grep "EOS from tokenizer_config.json" 0 err '^EOS ids: 0 \(from tokenizer_config\.json eos_token\)$'
+run "$GCGC" compile tiny_json.gbnf --tokenizer ds/tokenizer.json --eos 2 -o ds.gcg
+check_grep "EOS with text warns" 0 err '^gcgc: warning: EOS id 2 is an ordinary token with text "\{"; as EOS it no longer stands for that text$'
+run "$GCGC" compile tiny_json.gbnf --tiktoken "$DATA/vocab/tiktoken/small.tiktoken" --eos 8 -o tt.gcg
+check_grep "tiktoken vocabulary" 0 err '^EOS ids: 8 \(from given \(--eos\)\)$'
+run "$GCG" info tt.gcg
+check_grep "tiktoken vocabulary size" 0 out '^vocabulary: small\.tiktoken, 9 tokens, EOS ids: 8$'
+printf 'YQ== 0\nYg== x\n' >bad.tiktoken
+run "$GCGC" compile paren.gbnf --tiktoken bad.tiktoken -o x.gcg
+check "tiktoken error positioned" 1 "" "bad.tiktoken:2:6: expected a rank (decimal digits) after the token"
+
+# ---- gcgc check --count and --report ---------------------------------------------------
+
+# Hand-counted: [a-z]* has 26^k sentences of k bytes; sum over k <= 20
+# overflows 64 bits.
+printf 'root ::= [a-z]*\n' >az.gbnf
+run "$GCGC" check az.gbnf --count 20
+check_grep "count [a-z]* up to 20" 0 out '^sentences up to 20 bytes: 20725274851017785518433805271$'
+run "$GCGC" check az.gbnf --count 0
+check_grep "count up to 0: the empty sentence" 0 out '^sentences up to 0 bytes: 1$'
+# Ambiguous: a^k (k >= 1) has many parses but counts once: 3 sentences up to 3.
+printf 'root ::= "a" root | root "a" | "a"\n' >amb.gbnf
+run "$GCGC" check amb.gbnf --count 3
+check_grep "count ambiguous grammar" 0 out '^sentences up to 3 bytes: 3$'
+# "a", "ab" with tokens a, b, ab: spellings a | a b | ab = 3.
+printf 'root ::= "a" | "ab"\n' >ab.gbnf
+printf '61\n62\n6162\n-\n' >ab.hex
+run "$GCGC" check ab.gbnf --count 2 --vocab-hex ab.hex --eos 3
+check_grep "count sentences a|ab" 0 out '^sentences up to 2 bytes: 2$'
+check_grep "count spellings a|ab" 0 out '^token sequences spelling them: 3$'
+# [xy]+ up to 3 bytes: 2 + 4 + 8 = 14 sentences. Tokens x, y, xy: each
+# string spells byte by byte, and once more per "xy" in it (at most one up
+# to 3 bytes): 2 + (4 + 1) + (8 + 4: xxy xyx xyy yxy) = 19 spellings.
+printf 'root ::= [xy]+\n' >xy.gbnf
+printf '78\n79\n7879\n' >xy.hex
+run "$GCGC" check xy.gbnf --count 3 --vocab-hex xy.hex
+check_grep "count (x|y)+ sentences" 0 out '^sentences up to 3 bytes: 14$'
+check_grep "count (x|y)+ spellings" 0 out '^token sequences spelling them: 19$'
+run "$GCGC" check az.gbnf --count 5000
+check_grep "count above the limit" 2 err "^gcgc check: --count needs a length from 0 to 4096, got '5000'$"
+run "$GCGC" check amb.gbnf --report amb.out
+check_grep "report written" 0 out '^conflicts: 2 shift/reduce, 0 reduce/reduce$'
+run grep -c '^State [0-9]*:$' amb.out
+check "report lists every state" 0 5 ""
+run grep -A2 -F 'on [a]: ** conflict **' amb.out
+check_grep "report conflict productions" 0 out '^        reduce 3 \(root ::= \[a\]\)$'
+check_grep "report conflict shift" 0 out '^        shift [0-9]+$'
+run grep -F 'root ::= [a] . root' amb.out
+check "report items" 0 "    root ::= [a] . root" ""
+
 # ---- gcg: version, help, usage ---------------------------------------------------
 
 run "$GCG" --version;                 check "gcg --version" 0 "gcg 0.1.0" ""
@@ -187,45 +317,71 @@ run "$GCG" --help;                    check_grep "gcg --help" 0 out '^usage: gcg
 for c in match mask replay info; do
     run "$GCG" $c --help;             check_grep "gcg $c --help" 0 out "^usage: gcg $c ART\\.gcg"
 done
-run "$GCG";                           check_grep "gcg without command" 3 err '^usage: gcg'
-run "$GCG" frobnicate;                check "gcg unknown command" 3 "" \
+run "$GCG";                           check_grep "gcg without command" 2 err '^usage: gcg'
+run "$GCG" frobnicate;                check "gcg unknown command" 2 "" \
     "gcg: unknown command 'frobnicate'
 Try 'gcg --help'."
-run "$GCG" match;                     check "gcg match without artifact" 3 "" \
+run "$GCG" match;                     check "gcg match without artifact" 2 "" \
     "gcg match: no artifact given
 Try 'gcg match --help'."
-run "$GCG" match paren.gcg a b;       check_grep "gcg match extra argument" 3 err "^gcg match: unexpected argument 'b'$"
-run "$GCG" replay tok.gcg;            check_grep "gcg replay without traces" 3 err '^gcg replay: missing argument$'
-run "$GCG" mask tok.gcg --frob;       check_grep "gcg mask unknown option" 3 err "^gcg mask: unknown option '--frob'$"
-run "$GCG" mask tok.gcg --tokens;     check_grep "gcg mask option without value" 3 err '^gcg mask: option --tokens needs a value$'
-run "$GCG" mask tok.gcg --tokens 1 --text x; check_grep "gcg mask tokens and text" 3 err '^gcg mask: --tokens and --text exclude each other$'
-run "$GCG" mask tok.gcg --tokens "0 x"; check_grep "gcg mask bad id" 3 err '^gcg mask: --tokens: bad token id after position 1$'
+run "$GCG" match paren.gcg a b;       check_grep "gcg match extra argument" 2 err "^gcg match: unexpected argument 'b'$"
+run "$GCG" replay tok.gcg;            check_grep "gcg replay without traces" 2 err '^gcg replay: missing argument$'
+run "$GCG" mask tok.gcg --frob;       check_grep "gcg mask unknown option" 2 err "^gcg mask: unknown option '--frob'$"
+run "$GCG" mask tok.gcg --tokens;     check_grep "gcg mask option without value" 2 err '^gcg mask: option --tokens needs a value$'
+run "$GCG" mask tok.gcg --tokens 1 --text x; check_grep "gcg mask tokens and text" 2 err '^gcg mask: --tokens and --text exclude each other$'
+run "$GCG" mask tok.gcg --tokens "0 x"; check_grep "gcg mask bad id" 2 err '^gcg mask: --tokens: bad token id after position 1$'
 
 # ---- gcg: artifact errors ------------------------------------------------------
 
-run "$GCG" match missing.gcg </dev/null; check_grep "gcg missing artifact" 3 err '^gcg: missing\.gcg: i/o error: '
-run "$GCG" info short.gcg;            check "gcg truncated artifact" 3 "" \
+run "$GCG" match missing.gcg </dev/null; check "gcg missing artifact" 1 "" "gcg: missing.gcg: cannot open: No such file or directory"
+run "$GCG" info short.gcg;            check "gcg truncated artifact" 1 "" \
     "gcg: short.gcg: artifact format error: truncated: need 48 bytes of header, have 5"
-run "$GCG" match paren.gcg missing.txt; check "gcg match unreadable input" 3 "" \
+run "$GCG" info tracedir_art;          check "gcg artifact is a directory" 1 "" \
+    "gcg: tracedir_art: is a directory, not an artifact"
+run "$GCG" info <(cat tok.gcg);       check_grep "gcg artifact from a pipe" 0 out '^vocabulary: paren\.hex, 7 tokens, EOS ids: 6$'
+run "$GCG" info <(printf '');         check_grep "gcg empty pipe as artifact" 1 err \
+    '^gcg: /dev/fd/[0-9]+: artifact format error: truncated: need 48 bytes of header, have 0$'
+run "$GCG" match paren.gcg missing.txt; check "gcg match unreadable input" 1 "" \
     "gcg: cannot read missing.txt: No such file or directory"
 
 # ---- gcg match -------------------------------------------------------------------
 
 run "$GCG" match paren.gcg < <(printf 'x');        check "match complete" 0 complete ""
-run "$GCG" match paren.gcg < <(printf '((x)');     check "match prefix" 1 prefix ""
-run "$GCG" match paren.gcg </dev/null;             check "match empty" 1 prefix ""
-run "$GCG" match paren.gcg < <(printf '((x)]');    check "match reject" 2 "reject 4" ""
-run "$GCG" match paren.gcg < <(printf 'y');        check "match reject first" 2 "reject 0" ""
-run "$GCG" match paren.gcg < <(printf 'x)');       check "match reject after complete" 2 "reject 1" ""
+run "$GCG" match paren.gcg < <(printf '((x)');     check "match prefix" 3 prefix ""
+run "$GCG" match paren.gcg </dev/null;             check "match empty" 3 prefix ""
+run "$GCG" match paren.gcg < <(printf '((x)]');    check "match reject" 1 "reject 4" ""
+run "$GCG" match paren.gcg < <(printf 'y');        check "match reject first" 1 "reject 0" ""
+run "$GCG" match paren.gcg < <(printf 'x)');       check "match reject after complete" 1 "reject 1" ""
 printf '(x)' >in.txt
 run "$GCG" match paren.gcg in.txt;                 check "match file" 0 complete ""
 run "$GCG" match paren.gcg - <in.txt;              check "match - is stdin" 0 complete ""
 { repeat '(' 100000; printf x; repeat ')' 100000; } >deep.txt
 run "$GCG" match paren.gcg deep.txt;               check "match 100k nested" 0 complete ""
 { repeat '(' 70000; printf 'x)y'; } >deep_bad.txt
-run "$GCG" match paren.gcg deep_bad.txt;           check "match reject past a chunk" 2 "reject 70002" ""
+run "$GCG" match paren.gcg deep_bad.txt;           check "match reject past a chunk" 1 "reject 70002" ""
 { repeat '(' 100000; printf x; repeat ')' 99999; } >deep_open.txt
-run "$GCG" match paren.gcg deep_open.txt;          check "match 100k nested prefix" 1 prefix ""
+run "$GCG" match paren.gcg deep_open.txt;          check "match 100k nested prefix" 3 prefix ""
+
+# ---- gcg match --dot -------------------------------------------------------------
+
+# (( then x: one stack of four entries (start, "(", "(", "x").
+run "$GCG" match --dot paren.dot paren.gcg < <(printf '((x')
+check "match --dot verdict" 3 prefix ""
+run grep -c 'label="[0-9]*"' paren.dot;        check "dot: one node per stack entry" 0 4 ""
+run grep -c ' -> ' paren.dot;                  check "dot: one edge per link" 0 3 ""
+run grep -c 'style=bold' paren.dot;            check "dot: one stack top" 0 1 ""
+run head -1 paren.dot;                         check "dot: a digraph" 0 "digraph gss {" ""
+# An ambiguous grammar after "aa" (then a rejected "b"): two tops, 0 a a
+# and 0 root a, sharing the start node.
+printf 'root ::= "a" root | root "a" | "a"\n' >amb_dot.gbnf
+"$GCGC" compile amb_dot.gbnf -o amb_dot.gcg 2>/dev/null
+run "$GCG" match --dot amb.dot amb_dot.gcg < <(printf 'aab')
+check "match --dot after a reject" 1 "reject 2" ""
+run grep -c 'style=bold' amb.dot;              check "dot: two stack tops" 0 2 ""
+run grep -c 'label="[0-9]*"' amb.dot;          check "dot: shared start node" 0 5 ""
+run grep -c ' -> ' amb.dot;                    check "dot: edges of both stacks" 0 4 ""
+run "$GCG" match --dot nodir/x.dot paren.gcg < <(printf 'x')
+check "match --dot unwritable" 1 complete "gcg: cannot write nodir/x.dot: No such file or directory"
 
 # ---- gcg mask --------------------------------------------------------------------
 
@@ -236,34 +392,42 @@ run "$GCG" mask tok.gcg --tokens "1";              check "mask after x: EOS" 0 "
 run "$GCG" mask tok.gcg --text "((x";              check "mask after text ((x" 0 "2 4" ""
 run "$GCG" mask tok.gcg --text "((x" --count;      check "mask --text --count" 0 "2" ""
 run "$GCG" mask tok.gcg --tokens "1 6";            check "mask after EOS is empty" 0 "" ""
-run "$GCG" mask tok.gcg --tokens "5 5";            check "mask disallowed token" 2 "" \
+run "$GCG" mask tok.gcg --tokens "5 5";            check "mask disallowed token" 1 "" \
     "gcg: token 2 (id 5) at position 1 is not allowed"
-run "$GCG" mask tok.gcg --tokens "0 0 99";         check "mask token out of range" 2 "" \
+run "$GCG" mask tok.gcg --tokens "0 0 99";         check "mask token out of range" 1 "" \
     "gcg: token 3 (id 99) at position 2 is not allowed (out of the vocabulary)"
-run "$GCG" mask tok.gcg --tokens "1 6 2";          check "mask token after EOS" 2 "" \
+run "$GCG" mask tok.gcg --tokens "1 6 2";          check "mask token after EOS" 1 "" \
     "gcg: token 3 (id 2) at position 2 is not allowed (after EOS)"
-run "$GCG" mask tok.gcg --text "x(";               check "mask disallowed text" 2 "" \
+run "$GCG" mask tok.gcg --text "x(";               check "mask disallowed text" 1 "" \
     "gcg: text is not allowed at byte 1"
 
 # ---- gcg replay ------------------------------------------------------------------
 
 printf '0 1 2 6\n0 0 1 4\n\n0 1\n1 1 2\n5 2\n' >traces.txt
 run "$GCG" replay tok.gcg traces.txt
-check_grep "replay line 1" 2 out '^line 1: steps 4, violations 0, complete$'
-check_grep "replay line 2" 2 out '^line 2: steps 4, violations 0, complete$'
-check_grep "replay line 4" 2 out '^line 4: steps 2, violations 0, incomplete$'
-check_grep "replay violation" 2 out '^line 5: step 1: token 1 not allowed$'
-check_grep "replay line 5" 2 out '^line 5: steps 1, violations 1, incomplete$'
-check_grep "replay line 6" 2 out '^line 6: steps 2, violations 0, complete$'
-check_grep "replay total" 2 out '^total: 5 lines, 13 steps, 1 violations, 3 complete$'
-check_grep "replay timing" 2 out '^mask time \(us\): mean [0-9.]+, p50 [0-9.]+, p99 [0-9.]+, max [0-9.]+ \(14 masks\)$'
+check_grep "replay line 1" 1 out '^line 1: steps 4, violations 0, complete$'
+check_grep "replay line 2" 1 out '^line 2: steps 4, violations 0, complete$'
+check_grep "replay line 4" 1 out '^line 4: steps 2, violations 0, incomplete$'
+check_grep "replay violation" 1 out '^line 5: step 1: token 1 not allowed$'
+check_grep "replay line 5" 1 out '^line 5: steps 1, violations 1, incomplete$'
+check_grep "replay line 6" 1 out '^line 6: steps 2, violations 0, complete$'
+check_grep "replay total" 1 out '^total: 5 lines, 13 steps, 1 violations, 3 complete$'
+check_grep "replay timing" 1 out '^mask time \(us\): mean [0-9.]+, p50 [0-9.]+, p99 [0-9.]+, max [0-9.]+ \(14 masks\)$'
 printf '0 1 2 6\n' >good.txt
 run "$GCG" replay tok.gcg good.txt
 check_grep "replay clean" 0 out '^total: 1 lines, 4 steps, 0 violations, 1 complete$'
-run "$GCG" replay tok.gcg missing.txt;  check "replay unreadable traces" 3 "" \
+run "$GCG" replay tok.gcg missing.txt;  check "replay unreadable traces" 1 "" \
     "gcg: cannot read missing.txt: No such file or directory"
 printf '0 zz\n' >bad_traces.txt
-run "$GCG" replay tok.gcg bad_traces.txt; check_grep "replay malformed line" 3 err '^gcg replay: line 1: bad token id after step 1$'
+run "$GCG" replay tok.gcg bad_traces.txt; check_grep "replay malformed line" 1 err '^gcg replay: line 1: bad token id after step 1$'
+mkdir -p tracedir
+run "$GCG" replay tok.gcg tracedir;     check "replay directory as traces" 1 "" \
+    "gcg: cannot read tracedir: is a directory"
+printf '0 1 2 6\n0 1\0002 6\n' >nul_traces.txt
+run "$GCG" replay tok.gcg nul_traces.txt; check_grep "replay NUL byte in a line" 1 err \
+    '^gcg replay: nul_traces\.txt: line 2: NUL byte at column 4$'
+run "$GCG" replay tok.gcg <(printf '0 1 2 6\n'); check_grep "replay traces from a pipe" 0 out \
+    '^total: 1 lines, 4 steps, 0 violations, 1 complete$'
 
 # ---- gcg info ----------------------------------------------------------------------
 

@@ -201,7 +201,7 @@ START_TEST(test_ref_unproductive)
     ck_assert_ptr_null(rg);
     ck_assert_int_eq(parse_ref("root ::= \"a\" x\nx ::= x | y\ny ::= x \"b\"\n", &rg),
                      REF_EMPTY_LANGUAGE);
-    ck_assert_int_eq(parse_ref("root ::= [\\uD800-\\uDFFF]\n", &rg), REF_EMPTY_LANGUAGE);
+    ck_assert_int_eq(parse_ref("root ::= []\n", &rg), REF_EMPTY_LANGUAGE);
 }
 END_TEST
 

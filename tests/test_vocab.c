@@ -75,7 +75,7 @@ static gcg_status hf_mem(const char *json, const char *config, const uint32_t *e
     gcg_diag_init(d, "t.json");
     gcg_vocab_text j = {"t.json", json, strlen(json)};
     gcg_vocab_text c = {"c.json", config, config ? strlen(config) : 0};
-    gcg_vocab_opts o = {eos, n_eos, 0};
+    gcg_vocab_opts o = {eos, n_eos, 0, NULL};
     return gcg_vocab_hf_from_memory(&j, config ? &c : NULL, &o, v, d);
 }
 
@@ -84,7 +84,7 @@ static gcg_status hex_mem(const char *text, size_t len, uint32_t max_tokens, gcg
 {
     gcg_diag_init(d, "t.hex");
     gcg_vocab_text t = {"t.hex", text, len};
-    gcg_vocab_opts o = {NULL, 0, max_tokens};
+    gcg_vocab_opts o = {NULL, 0, max_tokens, NULL};
     return gcg_vocab_hex_from_memory(&t, &o, v, d);
 }
 
@@ -421,6 +421,187 @@ START_TEST(test_eos_given_skips_config)
     uint32_t eos = 1;
     ck_assert_int_eq(hf_mem(SPM_LIKE, "{ broken", &eos, 1, &v, &d), GCG_OK);
     assert_eos(&v, &eos, 1);
+    gcg_vocab_free(&v);
+    gcg_diag_free(&d);
+}
+END_TEST
+
+/* ---- DeepSeek-V3 layout, EOS sources ------------------------------------- */
+
+/* model.vocab holds the special tokens too, spelled with characters outside
+ * the byte-level alphabet ("｜", "▁"); added_tokens overrides them, so they
+ * must never be decoded. The directory's tokenizer_config.json names id 0
+ * and generation_config.json id 1: generation_config.json wins, as engines
+ * read it. */
+START_TEST(test_deepseek_layout)
+{
+    gcg_vocab v;
+    gcg_diag d;
+    gcg_diag_init(&d, NULL);
+    ck_assert_int_eq(gcg_vocab_load_hf(DATA "deepseek/tokenizer.json", NULL, 0, &v, &d), GCG_OK);
+    ck_assert_uint_eq(d.n, 0);
+    ck_assert_uint_eq(v.n_tokens, 7);
+    SPECIAL(&v, 0);
+    TOKEN(&v, 1, "", EOS);
+    TOKEN(&v, 2, "{", 0);
+    TOKEN(&v, 3, "}", 0);
+    TOKEN(&v, 4, " \"", 0);
+    TOKEN(&v, 5, "\n", 0);
+    TOKEN(&v, 6, "<think>", 0);
+    assert_eos(&v, (uint32_t[]){1}, 1);
+    ck_assert_str_eq(v.eos_source, "generation_config.json eos_token_id");
+    ck_assert_str_eq(v.eos_warning, "");
+    gcg_vocab_free(&v);
+    gcg_diag_free(&d);
+}
+END_TEST
+
+/* generation_config.json's eos_token_id as an id, a list, null or wrong. */
+typedef struct gen_case {
+    const char *gen;
+    gcg_status status;
+    uint32_t eos[3], n_eos;
+    const char *source_or_msg;
+} gen_case;
+
+static const gen_case gen_cases[] = {
+    {"{\"eos_token_id\": 3}", GCG_OK, {3}, 1, "g.json eos_token_id"},
+    {"{\"eos_token_id\": [3, 0, 2]}", GCG_OK, {0, 2, 3}, 3, "g.json eos_token_id"},
+    {"{\"eos_token_id\": 3.0}", GCG_OK, {3}, 1, "g.json eos_token_id"},
+    /* no id there: tokenizer_config.json's eos_token ("</s>", id 2) */
+    {"{\"eos_token_id\": null}", GCG_OK, {2}, 1, "c.json eos_token"},
+    {"{\"eos_token_id\": []}", GCG_OK, {2}, 1, "c.json eos_token"},
+    {"{\"temperature\": 0.6}", GCG_OK, {2}, 1, "c.json eos_token"},
+    {"{\"eos_token_id\": 9}", GCG_ERR_TOKEN_RANGE, {0}, 0,
+     "EOS token id 9 is out of range (the vocabulary has 4 tokens)"},
+    {"{\"eos_token_id\": \"</s>\"}", GCG_ERR_FORMAT, {0}, 0,
+     "dir/g.json: eos_token_id: expected a token id or a list of at most 64 ids"},
+    {"{\"eos_token_id\": [1, -1]}", GCG_ERR_FORMAT, {0}, 0,
+     "dir/g.json: eos_token_id: expected a token id or a list of at most 64 ids"},
+    {"{\"eos_token_id\": 1.5}", GCG_ERR_FORMAT, {0}, 0,
+     "dir/g.json: eos_token_id: expected a token id or a list of at most 64 ids"},
+};
+#define N_GEN_CASES (sizeof gen_cases / sizeof gen_cases[0])
+
+START_TEST(test_generation_config_eos)
+{
+    const gen_case *c = &gen_cases[_i];
+    gcg_vocab v;
+    gcg_diag d;
+    gcg_diag_init(&d, "t.json");
+    const char *json = SPM_LIKE;
+    gcg_vocab_text j = {"t.json", json, strlen(json)};
+    gcg_vocab_text cfg = {"dir/c.json", "{\"eos_token\": \"</s>\"}", 21};
+    gcg_vocab_text gen = {"dir/g.json", c->gen, strlen(c->gen)};
+    gcg_vocab_opts o = {NULL, 0, 0, &gen};
+    ck_assert_int_eq(gcg_vocab_hf_from_memory(&j, &cfg, &o, &v, &d), c->status);
+    if (c->status == GCG_OK) {
+        ck_assert_uint_eq(d.n, 0);
+        assert_eos(&v, c->eos, c->n_eos);
+        ck_assert_str_eq(v.eos_source, c->source_or_msg);
+    } else {
+        ck_assert_uint_eq(d.n_errors, 1);
+        ck_assert_str_eq(d.v[0].msg, c->source_or_msg);
+        assert_zeroed(&v);
+    }
+    gcg_vocab_free(&v);
+    gcg_diag_free(&d);
+}
+END_TEST
+
+/* An EOS id that was an ordinary token loses its text, with a warning
+ * quoting it; a caller-given id says so as its source. */
+START_TEST(test_eos_with_text_warns)
+{
+    gcg_vocab v;
+    gcg_diag d;
+    uint32_t eos[2] = {3, 2};
+    ck_assert_int_eq(hf_mem(SPM_LIKE, NULL, eos, 2, &v, &d), GCG_OK);
+    ck_assert_str_eq(v.eos_source, "given (--eos)");
+    ck_assert_str_eq(v.eos_warning, "EOS id 3 is an ordinary token with text \"\\xC4\\xA0b\"; as "
+                                    "EOS it no longer stands for that text");
+    TOKEN(&v, 3, "", EOS);
+    gcg_vocab_free(&v);
+    gcg_diag_free(&d);
+    ck_assert_int_eq(hf_mem(SPM_LIKE, NULL, (uint32_t[]){2}, 1, &v, &d), GCG_OK);
+    ck_assert_str_eq(v.eos_warning, "");
+    gcg_vocab_free(&v);
+    gcg_diag_free(&d);
+}
+END_TEST
+
+/* ---- tiktoken rank files --------------------------------------------------- */
+
+START_TEST(test_tiktoken_file)
+{
+    gcg_vocab v;
+    gcg_diag d;
+    gcg_diag_init(&d, NULL);
+    uint32_t eos = 10;
+    ck_assert_int_eq(gcg_vocab_load_tiktoken(DATA "tiktoken/small.tiktoken", &eos, 1, &v, &d),
+                     GCG_OK);
+    ck_assert_uint_eq(d.n, 0);
+    ck_assert_uint_eq(v.n_tokens, 11);
+    TOKEN(&v, 0, "!", 0);
+    TOKEN(&v, 1, "\"", 0);
+    TOKEN(&v, 2, "hello", 0);
+    TOKEN(&v, 3, " world", 0);
+    TOKEN(&v, 4, "\xe2\x80", 0);
+    TOKEN(&v, 5, "\n", 0);
+    TOKEN(&v, 6, "\0", 0);
+    TOKEN(&v, 7, "{\"a\":", 0);
+    SPECIAL(&v, 8);
+    SPECIAL(&v, 9);
+    TOKEN(&v, 10, "", EOS);
+    assert_eos(&v, &eos, 1);
+    ck_assert_str_eq(v.eos_source, "given (--eos)");
+    gcg_vocab_free(&v);
+    gcg_diag_free(&d);
+}
+END_TEST
+
+typedef struct tt_case {
+    const char *text;
+    gcg_status status;
+    uint32_t line, col;
+    const char *msg;
+} tt_case;
+
+static const tt_case tt_cases[] = {
+    {"YQ== 1\r\n\nYg== 0", GCG_OK, 0, 0, NULL}, /* CRLF, blank line, ranks out of order */
+    {"", GCG_ERR_FORMAT, 0, 0, "no tokens"},
+    {"YQ==", GCG_ERR_FORMAT, 1, 1, "expected \"BASE64 RANK\" (token bytes, a space, its rank)"},
+    {"YQ== 0\nYQ 1", GCG_ERR_FORMAT, 2, 1,
+     "token bytes: base64 length 2 is not a positive multiple of 4"},
+    {" 0", GCG_ERR_FORMAT, 1, 1, "token bytes: base64 length 0 is not a positive multiple of 4"},
+    {"Y*== 0", GCG_ERR_FORMAT, 1, 2, "token bytes: invalid base64 character 0x2A"},
+    {"Y=Q= 0", GCG_ERR_FORMAT, 1, 2, "token bytes: invalid base64 character 0x3D"},
+    {"YQ==YQ== 0", GCG_ERR_FORMAT, 1, 3, "token bytes: invalid base64 character 0x3D"},
+    {"YQ== x", GCG_ERR_FORMAT, 1, 6, "expected a rank (decimal digits) after the token"},
+    {"YQ== 1x", GCG_ERR_FORMAT, 1, 7, "expected a rank (decimal digits) after the token"},
+    {"YQ== -1", GCG_ERR_FORMAT, 1, 6, "expected a rank (decimal digits) after the token"},
+    {"YQ== 99999999999", GCG_ERR_FORMAT, 1, 6, "rank too large (limit 16777215)"},
+    {"YQ== 0\nYg== 0", GCG_ERR_FORMAT, 2, 6, "rank 0 already used on line 1"},
+};
+#define N_TT_CASES (sizeof tt_cases / sizeof tt_cases[0])
+
+START_TEST(test_tiktoken_text)
+{
+    const tt_case *c = &tt_cases[_i];
+    gcg_vocab v;
+    gcg_diag d;
+    gcg_diag_init(&d, "t.tiktoken");
+    gcg_vocab_text t = {"t.tiktoken", c->text, strlen(c->text)};
+    ck_assert_int_eq(gcg_vocab_tiktoken_from_memory(&t, NULL, &v, &d), c->status);
+    if (c->status == GCG_OK) {
+        ck_assert_uint_eq(v.n_tokens, 2);
+        TOKEN(&v, 0, "b", 0);
+        TOKEN(&v, 1, "a", 0);
+        ck_assert_str_eq(v.eos_source, "none given");
+    } else {
+        assert_error(&d, c->line, c->col, c->msg);
+        assert_zeroed(&v);
+    }
     gcg_vocab_free(&v);
     gcg_diag_free(&d);
 }
@@ -953,6 +1134,13 @@ static Suite *vocab_suite(void)
     tcase_add_test(tc, test_replace_to_nothing_is_an_error);
     tcase_add_loop_test(tc, test_config_eos, 0, (int)N_EOS_CASES);
     tcase_add_test(tc, test_eos_given_skips_config);
+    tcase_add_test(tc, test_deepseek_layout);
+    tcase_add_loop_test(tc, test_generation_config_eos, 0, (int)N_GEN_CASES);
+    tcase_add_test(tc, test_eos_with_text_warns);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("tiktoken");
+    tcase_add_test(tc, test_tiktoken_file);
+    tcase_add_loop_test(tc, test_tiktoken_text, 0, (int)N_TT_CASES);
     suite_add_tcase(s, tc);
     tc = tcase_create("hf_errors");
     tcase_add_loop_test(tc, test_hf_error, 0, (int)N_HF_ERRORS);

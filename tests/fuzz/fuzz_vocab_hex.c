@@ -32,7 +32,7 @@ static void check_vocab(const gcg_vocab *v)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gcg_vocab_text text = {"fuzz.hex", (const char *)data, size};
-    gcg_vocab_opts opt = {NULL, 0, FUZZ_MAX_TOKENS};
+    gcg_vocab_opts opt = {NULL, 0, FUZZ_MAX_TOKENS, NULL};
     gcg_diag diag;
     gcg_diag_init(&diag, "fuzz.hex");
     gcg_vocab v;

@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gcg_vocab_text json = {"fuzz.json", text, json_len};
     gcg_vocab_text config = {"fuzz_config.json", nul ? nul + 1 : NULL,
                              nul ? size - json_len - 1 : 0};
-    gcg_vocab_opts opt = {NULL, 0, FUZZ_MAX_TOKENS};
+    gcg_vocab_opts opt = {NULL, 0, FUZZ_MAX_TOKENS, NULL};
     gcg_diag diag;
     gcg_diag_init(&diag, "fuzz.json");
     gcg_vocab v;
