@@ -251,8 +251,7 @@ static int new_matcher(const gcg_artifact *art, uint32_t max_rollback, gcg_match
     gcg_status st = gcg_matcher_new(art, &opt, m, &err);
     if (st == GCG_OK)
         return CONTINUE;
-    fprintf(stderr, "gcg: cannot create a matcher: %s: %s
-", gcg_status_str(st), err.msg);
+    fprintf(stderr, "gcg: cannot create a matcher: %s: %s\n", gcg_status_str(st), err.msg);
     return EXIT_ERRORS;
 }
 
