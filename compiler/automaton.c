@@ -118,7 +118,8 @@ typedef struct ctx {
     const cfg *g;
     const lr_tables *lr;
     const gcg_vocab *v;
-    const token_trie *trie;
+    const token_trie *trie;          /* the byte trie                           */
+    const uint8_t *class_of;         /* byte -> byte class (256)                */
     gcg_diag *diag;
     mask_automaton *out;
     uint32_t *pred_first, *pred;     /* CSR: states with a transition into t    */
@@ -147,9 +148,10 @@ typedef struct ctx {
     uint32_t cap_frames;
     uint32_t ref, offset;            /* reference set of the step in hand, and
                                         its depth below the run's top          */
-    uint32_t *acc;                   /* tokens accepted by the current run      */
     vec cfgs;                        /* configurations: (trie node, lhs, skip)  */
-    map64 set_ids;                   /* token-set hash -> first id (chained)    */
+    map64 set_ids;                   /* token sets, by their positions' hash    */
+    vec pos;                         /* the run's token positions (intervals)   */
+    vec set_pos_start, set_pos_len, set_pos; /* each set's positions           */
     vec d_start, d_len, d_data;      /* automaton states: sorted config triples */
     map64 d_ids;
     vec tq, tacc, tnext, tfrom;      /* transitions as found                    */
@@ -664,14 +666,32 @@ static void accept_range(ctx *c, uint32_t a, uint32_t b)
         fail(c, GCG_ERR_NOMEM);
 }
 
-/* The run's accepted intervals as the token bitmap c->acc. */
-static void acc_from_log(ctx *c)
+/* The run's accepted trie-node intervals as intervals of positions in
+ * trie->tokens (nodes ending no token dropped, neighbours merged) in c->pos:
+ * one canonical form per token set, since positions and ids correspond one
+ * to one. */
+static void positions_from_log(ctx *c)
 {
     const token_trie *tr = c->trie;
-    memset(c->acc, 0, (size_t)c->out->words * 4);
-    for (uint32_t i = 0; i < c->acc_log.n; i += 2)
-        for (uint32_t k = tr->tok_start[c->acc_log.v[i]]; k < tr->tok_start[c->acc_log.v[i + 1]]; k++)
-            c->acc[tr->tokens[k] >> 5] |= 1u << (tr->tokens[k] & 31);
+    vec *log = &c->acc_log;
+    bool sorted = true;
+    for (uint32_t i = 2; i < log->n && sorted; i += 2)
+        sorted = log->v[i] >= log->v[i - 1];
+    if (!sorted) /* resumed configurations may revisit a subtree */
+        qsort(log->v, log->n / 2, 2 * sizeof *log->v, cmp_u32);
+    c->pos.n = 0;
+    for (uint32_t i = 0; i < log->n; i += 2) {
+        uint32_t pa = tr->tok_start[log->v[i]], pb = tr->tok_start[log->v[i + 1]];
+        if (pa == pb)
+            continue;
+        uint32_t *last = c->pos.n ? &c->pos.v[c->pos.n - 1] : NULL;
+        if (last && *last >= pa) {
+            *last = pb > *last ? pb : *last;
+        } else if (!vpush(&c->pos, pa) || !vpush(&c->pos, pb)) {
+            fail(c, GCG_ERR_NOMEM);
+            return;
+        }
+    }
 }
 
 /* The memo entry for (node, reference, set), or NONE. */
@@ -734,10 +754,12 @@ static bool enter_child(ctx *c, const frame *from, uint32_t child, frame *to)
 {
     c->out->sim_steps++;
     c->ref = from->ref, c->offset = from->offset;
-    const uint32_t *st = step_of(c, from->set, c->trie->byte[child], child);
+    const uint32_t *st = step_of(c, from->set, c->class_of[c->trie->byte[child]], child);
     if (!st || st[3] == NONE)
         return false;
     accept_range(c, child, child + 1);
+    if (c->trie->end[child] == child + 1)
+        return false; /* a leaf: nothing below */
     *to = (frame){child, child + 1, st[3], st[4], from->offset + st[5], 0, 0, NONE, UINT64_MAX};
     if (c->trie->end[child] - child < MEMO_MIN)
         return true;
@@ -787,38 +809,60 @@ static bool single_frame(ctx *c, uint32_t node, uint32_t state, const uint32_t *
 
 /* ---- token sets and automaton states ------------------------------------- */
 
-static uint32_t set_id(ctx *c)
+/* A new token set from the positions in c->pos, as a dense bitmap. */
+static uint32_t set_add(ctx *c)
 {
     mask_automaton *a = c->out;
-    uint64_t h = XXH3_64bits(c->acc, (size_t)a->words * 4);
-    for (uint32_t *slot = map_slot(&c->set_ids, h, true); slot; slot = NULL) {
-        if (*slot != NONE && memcmp(a->sets[*slot], c->acc, (size_t)a->words * 4) == 0)
-            return *slot;
-        if (*slot != NONE) /* hash collision: fall back to a linear search */
-            for (uint32_t i = 0; i < a->n_sets; i++)
-                if (memcmp(a->sets[i], c->acc, (size_t)a->words * 4) == 0)
-                    return i;
-        uint32_t **sets = realloc(a->sets, ((size_t)a->n_sets + 1) * sizeof *sets);
-        uint32_t *cnt = realloc(a->set_count, ((size_t)a->n_sets + 1) * sizeof *cnt);
-        if (sets)
-            a->sets = sets;
-        if (cnt)
-            a->set_count = cnt;
-        uint32_t *copy = malloc((size_t)a->words * 4 + 4);
-        if (!sets || !cnt || !copy) {
-            free(copy);
-            return fail(c, GCG_ERR_NOMEM), 0;
-        }
-        memcpy(copy, c->acc, (size_t)a->words * 4);
-        uint32_t n = 0;
-        for (uint32_t i = 0; i < a->words; i++)
-            n += (uint32_t)__builtin_popcount(c->acc[i]);
-        a->sets[a->n_sets] = copy, a->set_count[a->n_sets] = n;
-        if (*slot == NONE)
-            *slot = a->n_sets;
-        return a->n_sets++;
+    const token_trie *tr = c->trie;
+    uint32_t **sets = realloc(a->sets, ((size_t)a->n_sets + 1) * sizeof *sets);
+    if (sets)
+        a->sets = sets;
+    uint32_t *cnt = realloc(a->set_count, ((size_t)a->n_sets + 1) * sizeof *cnt);
+    if (cnt)
+        a->set_count = cnt;
+    uint32_t *bits = calloc((size_t)a->words + 1, sizeof *bits);
+    if (!sets || !cnt || !bits) {
+        free(bits);
+        return fail(c, GCG_ERR_NOMEM), NONE;
     }
-    return fail(c, GCG_ERR_NOMEM), 0;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->pos.n; i += 2) {
+        for (uint32_t k = c->pos.v[i]; k < c->pos.v[i + 1]; k++)
+            bits[tr->tokens[k] >> 5] |= 1u << (tr->tokens[k] & 31);
+        n += c->pos.v[i + 1] - c->pos.v[i];
+    }
+    a->sets[a->n_sets] = bits, a->set_count[a->n_sets] = n;
+    return a->n_sets++;
+}
+
+/* The id of the run's token set (hash-consed by its canonical positions). */
+static uint32_t set_id(ctx *c)
+{
+    positions_from_log(c);
+    if (c->st != GCG_OK)
+        return 0;
+    uint64_t h = XXH3_64bits(c->pos.v, (size_t)c->pos.n * sizeof *c->pos.v);
+    for (uint64_t probe = h;; probe++) {
+        uint32_t *slot = map_slot(&c->set_ids, probe, true);
+        if (!slot)
+            return fail(c, GCG_ERR_NOMEM), 0;
+        if (*slot == NONE) {
+            uint32_t id = set_add(c);
+            bool ok = id != NONE && vpush(&c->set_pos_start, c->set_pos.n) && vpush(&c->set_pos_len, c->pos.n) &&
+                      vreserve(&c->set_pos, c->pos.n);
+            if (!ok)
+                return fail(c, GCG_ERR_NOMEM), 0;
+            memcpy(c->set_pos.v + c->set_pos.n, c->pos.v, (size_t)c->pos.n * sizeof *c->pos.v);
+            c->set_pos.n += c->pos.n;
+            slot = map_slot(&c->set_ids, probe, false);
+            *slot = id;
+            return id;
+        }
+        uint32_t id = *slot;
+        if (c->set_pos_len.v[id] == c->pos.n &&
+            memcmp(c->set_pos.v + c->set_pos_start.v[id], c->pos.v, (size_t)c->pos.n * sizeof *c->pos.v) == 0)
+            return id;
+    }
 }
 
 static int cmp_triple(const void *x, const void *y)
@@ -881,7 +925,6 @@ static void run_root(ctx *c, uint32_t s)
     frame f;
     if (single_frame(c, 0, s, empty, &f))
         walk(c, f);
-    acc_from_log(c);
     c->out->root_acc[s] = set_id(c);
     c->out->root_d[s] = d_id(c);
 }
@@ -911,7 +954,6 @@ static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *
             walk(c, c->frames[0]);
         start = c->d_start.v[d]; /* d_data may not move here, but stay safe */
     }
-    acc_from_log(c);
     *acc = set_id(c);
     *next = d_id(c);
 }
@@ -1006,12 +1048,12 @@ static gcg_status record_state_lhs(ctx *c)
 
 static void ctx_free(ctx *c)
 {
-    free(c->pred_first), free(c->pred), free(c->stamp), free(c->frames), free(c->acc), free(c->direct);
+    free(c->pred_first), free(c->pred), free(c->stamp), free(c->frames), free(c->direct);
     vec *vs[] = {&c->layer, &c->next_layer, &c->arena, &c->work, &c->cfgs, &c->d_start, &c->d_len,
                  &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->stack_start, &c->stack_data,
                  &c->sset_start, &c->sset_len, &c->sset_data, &c->steps, &c->step_reads, &c->ids,
                  &c->lset_start, &c->lset_len, &c->lset_data, &c->reads, &c->acc_log, &c->memo,
-                 &c->memo_data};
+                 &c->memo_data, &c->pos, &c->set_pos_start, &c->set_pos_len, &c->set_pos};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         free(vs[i]->v);
     map64 *ms[] = {&c->consensus, &c->set_ids, &c->d_ids, &c->stack_ids, &c->sset_ids, &c->step_ids,
@@ -1021,11 +1063,11 @@ static void ctx_free(ctx *c)
 }
 
 gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_vocab *v,
-                               const token_trie *trie, const char *const *rule_names,
-                               mask_automaton *out, gcg_diag *diag)
+                               const token_trie *trie, const uint8_t *class_of,
+                               const char *const *rule_names, mask_automaton *out, gcg_diag *diag)
 {
     memset(out, 0, sizeof *out);
-    ctx c = {.g = g, .lr = lr, .v = v, .trie = trie, .diag = diag, .out = out};
+    ctx c = {.g = g, .lr = lr, .v = v, .trie = trie, .class_of = class_of, .diag = diag, .out = out};
     out->n_tokens = v->n_tokens;
     out->words = (v->n_tokens + 31) / 32;
     uint32_t max_depth = 0;
@@ -1033,10 +1075,9 @@ gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_voca
         max_depth = trie->depth[i] > max_depth ? trie->depth[i] : max_depth;
     c.cap_frames = max_depth + 2;
     c.frames = malloc((size_t)c.cap_frames * sizeof *c.frames);
-    c.acc = malloc((size_t)out->words * 4 + 4);
     out->root_acc = malloc((size_t)lr->n_states * sizeof *out->root_acc);
     out->root_d = malloc((size_t)lr->n_states * sizeof *out->root_d);
-    c.st = c.frames && c.acc && out->root_acc && out->root_d ? build_pred(&c) : GCG_ERR_NOMEM;
+    c.st = c.frames && out->root_acc && out->root_d ? build_pred(&c) : GCG_ERR_NOMEM;
     vec todo = {0};
     for (uint32_t s = 0; s < lr->n_states && c.st == GCG_OK; s++) {
         run_root(&c, s);

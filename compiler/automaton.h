@@ -52,10 +52,11 @@ typedef struct mask_automaton {
     uint64_t sim_steps;           /* trie-edge visits during construction      */
 } mask_automaton;
 
-/* `trie` is the class trie (edges labelled by byte class). */
+/* `trie` is the vocabulary's byte trie; `class_of` maps its bytes to the
+ * byte classes the LR tables are indexed by. */
 gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_vocab *v,
-                               const token_trie *trie, const char *const *rule_names,
-                               mask_automaton *out, gcg_diag *diag);
+                               const token_trie *trie, const uint8_t *class_of,
+                               const char *const *rule_names, mask_automaton *out, gcg_diag *diag);
 void gcg_automaton_free(mask_automaton *a);
 
 /* Bytes a set occupies at runtime (dense bitmap or sorted id list). */

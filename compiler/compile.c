@@ -70,24 +70,20 @@ static gcg_status build_tables(compilation *c, const char *src, size_t len,
 }
 
 /* The mask automaton and its certificate; --strict-latency refuses a cyclic one. */
-static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const gcg_compile_options *opt,
-                                  gcg_writer *w, gcg_compile_stats *stats, gcg_diag *diag)
+static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const token_trie *trie,
+                                  const gcg_compile_options *opt, gcg_writer *w, gcg_compile_stats *stats,
+                                  gcg_diag *diag)
 {
     double t0 = now();
-    token_trie ctrie;
     const char **names = malloc(((size_t)c->ast.n_rules + 1) * sizeof *names);
-    if (!names || gcg_trie_build(v, c->bc.class_of, &ctrie) != GCG_OK) {
-        free(names);
+    if (!names)
         return GCG_ERR_NOMEM;
-    }
-    const token_trie *trie = &ctrie;
     for (uint32_t r = 0; r < c->ast.n_rules; r++)
         names[r] = c->ast.rules[r].name;
     mask_automaton a;
-    gcg_status st = gcg_automaton_build(&c->g, &c->lr, v, trie, names, &a, diag);
+    gcg_status st = gcg_automaton_build(&c->g, &c->lr, v, trie, c->bc.class_of, names, &a, diag);
     free(names);
     stats->trie_nodes = trie->n_nodes;
-    gcg_trie_free(&ctrie);
     if (st != GCG_OK)
         return st;
     stats->dfa_states = a.n_states;
@@ -131,7 +127,7 @@ static gcg_status write_artifact(compilation *c, const char *src, size_t len,
         if (st == GCG_OK)
             st = gcg_emit_trie(&trie, &w);
         if (st == GCG_OK && !opt->no_automaton)
-            st = build_automaton(c, v, opt, &w, stats, diag);
+            st = build_automaton(c, v, &trie, opt, &w, stats, diag);
         gcg_trie_free(&trie);
     }
     if (st == GCG_OK)
