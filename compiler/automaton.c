@@ -13,9 +13,7 @@
 #define NONE UINT32_MAX
 #define DEAD (UINT32_MAX - 1)   /* consensus: no state below can take the goto */
 #define READ (UINT32_MAX - 2)   /* consensus: the outcome depends on the stack */
-#define MAX_SIM_WORK 50000000u  /* symbolic-stack steps per trie edge (a guard) */
 #define MAX_DEPTH 0xFFFFu       /* stack depth a reduction may expose          */
-#define MAX_D_STATES 2000000u
 
 /* Growable uint32 vector. */
 typedef struct vec { uint32_t *v; uint32_t n, cap; } vec;
@@ -121,6 +119,7 @@ typedef struct ctx {
     const token_trie *trie;          /* the byte trie                           */
     const uint8_t *class_of;         /* byte -> byte class (256)                */
     gcg_diag *diag;
+    gcg_limits limits;
     mask_automaton *out;
     uint32_t *pred_first, *pred;     /* CSR: states with a transition into t    */
     map64 consensus;                 /* (ref, depth, lhs) -> goto / DEAD / READ */
@@ -448,10 +447,16 @@ static void sim_byte(ctx *c, uint32_t sim, uint32_t cls)
     memcpy(w, c->arena.v + sim, (size_t)len * sizeof *w);
     c->work.n = 0;
     for (uint32_t steps = 0; c->st == GCG_OK; steps++) {
-        if (steps > MAX_SIM_WORK || w[1] >= MAX_KNOWN) {
+        if (steps > c->limits.max_stacks) {
+            gcg_limit_error(c->diag, 0, 0, "mask simulation: too many symbolic stacks for one byte",
+                            c->limits.max_stacks, "max-sim-stacks");
+            fail(c, GCG_ERR_LIMIT);
+            return;
+        }
+        if (w[1] >= MAX_KNOWN) {
             gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0,
-                         "mask simulation exceeded its limits (%u steps, %u stack entries in one token)",
-                         MAX_SIM_WORK, MAX_KNOWN);
+                         "mask simulation: one token pushes more than %u stack entries (a fixed limit)",
+                         MAX_KNOWN);
             fail(c, GCG_ERR_LIMIT);
             return;
         }
@@ -500,6 +505,11 @@ static uint32_t stack_intern(ctx *c, const uint32_t *w)
         if (!slot)
             return fail(c, GCG_ERR_NOMEM), NONE;
         if (*slot == NONE) {
+            if (c->stack_start.n >= c->limits.max_stacks) {
+                gcg_limit_error(c->diag, 0, 0, "mask simulation: too many symbolic stacks", c->limits.max_stacks,
+                                "max-sim-stacks");
+                return fail(c, GCG_ERR_LIMIT), NONE;
+            }
             *slot = c->stack_start.n;
             if (!vpush(&c->stack_start, c->stack_data.n) || !vreserve(&c->stack_data, len))
                 return fail(c, GCG_ERR_NOMEM), NONE;
@@ -892,9 +902,9 @@ static uint32_t d_id(ctx *c)
         if (!slot)
             return fail(c, GCG_ERR_NOMEM), NONE;
         if (*slot == NONE) {
-            if (c->d_start.n >= MAX_D_STATES) {
-                gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "mask automaton larger than %u states",
-                             MAX_D_STATES);
+            if (c->d_start.n >= c->limits.max_automaton_states) {
+                gcg_limit_error(c->diag, 0, 0, "mask automaton too large", c->limits.max_automaton_states,
+                                "max-automaton-states");
                 return fail(c, GCG_ERR_LIMIT), NONE;
             }
             *slot = c->d_start.n;
@@ -1063,11 +1073,12 @@ static void ctx_free(ctx *c)
 }
 
 gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_vocab *v,
-                               const token_trie *trie, const uint8_t *class_of,
+                               const token_trie *trie, const uint8_t *class_of, const gcg_limits *limits,
                                const char *const *rule_names, mask_automaton *out, gcg_diag *diag)
 {
     memset(out, 0, sizeof *out);
-    ctx c = {.g = g, .lr = lr, .v = v, .trie = trie, .class_of = class_of, .diag = diag, .out = out};
+    ctx c = {.g = g, .lr = lr, .v = v, .trie = trie, .class_of = class_of, .diag = diag,
+             .limits = gcg_limits_or_default(limits), .out = out};
     out->n_tokens = v->n_tokens;
     out->words = (v->n_tokens + 31) / 32;
     uint32_t max_depth = 0;

@@ -22,6 +22,7 @@
 
 #include "cfg.h"
 #include "diag.h"
+#include "compile_limits.h"
 #include "lr_build.h"
 #include "token_trie.h"
 #include "vocab.h"
@@ -53,9 +54,10 @@ typedef struct mask_automaton {
 } mask_automaton;
 
 /* `trie` is the vocabulary's byte trie; `class_of` maps its bytes to the
- * byte classes the LR tables are indexed by. */
+ * byte classes the LR tables are indexed by. `limits` may be NULL for the
+ * defaults (max_automaton_states, max_stacks). */
 gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_vocab *v,
-                               const token_trie *trie, const uint8_t *class_of,
+                               const token_trie *trie, const uint8_t *class_of, const gcg_limits *limits,
                                const char *const *rule_names, mask_automaton *out, gcg_diag *diag);
 void gcg_automaton_free(mask_automaton *a);
 

@@ -23,13 +23,13 @@ gcg_status gcg_check_tables_run(const char *src, size_t len, const gcg_compile_o
     memset(stats, 0, sizeof *stats);
     gcg_status st = gcg_gbnf_parse(src, len, opt->root_name, &ast, diag);
     if (st == GCG_OK)
-        st = gcg_lower(&ast, &g, diag);
+        st = gcg_lower(&ast, &g, &opt->limits, diag);
     if (st == GCG_OK)
         st = gcg_normalize(&g, &ast, diag);
     if (st == GCG_OK)
         st = gcg_byteclass_build(&g, &bc);
     if (st == GCG_OK)
-        st = gcg_lr_build(&g, &bc, &lr, diag);
+        st = gcg_lr_build(&g, &bc, &opt->limits, &lr, diag);
     if (st == GCG_OK) {
         *stats = (gcg_compile_stats){.gbnf_rules = ast.n_rules, .nonterminals = g.n_nts,
                                      .productions = g.n_prods, .byte_classes = bc.n_classes,

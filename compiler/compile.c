@@ -47,14 +47,14 @@ static gcg_status build_tables(compilation *c, const char *src, size_t len,
     double t0 = now();
     gcg_status st = gcg_gbnf_parse(src, len, opt->root_name, &c->ast, diag);
     if (st == GCG_OK)
-        st = gcg_lower(&c->ast, &c->g, diag);
+        st = gcg_lower(&c->ast, &c->g, &opt->limits, diag);
     if (st == GCG_OK)
         st = gcg_normalize(&c->g, &c->ast, diag);
     if (st == GCG_OK)
         st = gcg_byteclass_build(&c->g, &c->bc);
     double t1 = now();
     if (st == GCG_OK)
-        st = gcg_lr_build(&c->g, &c->bc, &c->lr, diag);
+        st = gcg_lr_build(&c->g, &c->bc, &opt->limits, &c->lr, diag);
     stats->seconds_front = t1 - t0;
     stats->seconds_lr = now() - t1;
     if (st != GCG_OK)
@@ -81,7 +81,7 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const toke
     for (uint32_t r = 0; r < c->ast.n_rules; r++)
         names[r] = c->ast.rules[r].name;
     mask_automaton a;
-    gcg_status st = gcg_automaton_build(&c->g, &c->lr, v, trie, c->bc.class_of, names, &a, diag);
+    gcg_status st = gcg_automaton_build(&c->g, &c->lr, v, trie, c->bc.class_of, &opt->limits, names, &a, diag);
     free(names);
     stats->trie_nodes = trie->n_nodes;
     if (st != GCG_OK)

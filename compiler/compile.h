@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "compile_limits.h"
 #include "gcg.h"
 #include "vocab.h"
 
@@ -23,6 +24,7 @@ typedef struct gcg_compile_options {
     const gcg_vocab *vocab;    /* NULL = the 256 single bytes                       */
     bool strict_latency;       /* an unbounded certificate is an error              */
     bool no_automaton;         /* skip the mask automaton (byte-level matching only) */
+    gcg_limits limits;         /* zero fields: the defaults (compile_limits.h)     */
 } gcg_compile_options;
 
 typedef struct gcg_compile_stats {

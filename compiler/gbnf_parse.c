@@ -675,17 +675,15 @@ static uint32_t parse_primary(parser *p, bool *none)
     return NONE;
 }
 
-/* count -> digit { digit }, at most COUNT_MAX */
+/* count -> digit { digit }. A count past COUNT_MAX is kept as COUNT_MAX:
+ * lowering refuses every bound over its limit with one message. */
 static bool parse_count(parser *p, uint32_t *out)
 {
-    srcpos start = p->at;
     uint64_t v = 0;
     while (is_digit(peek(p))) {
         v = v * 10 + (uint64_t)(peek(p) - '0');
-        if (v > COUNT_MAX) {
-            error(p, start, "repetition count too large (limit %u)", COUNT_MAX);
-            return false;
-        }
+        if (v > COUNT_MAX)
+            v = COUNT_MAX;
         advance(p);
     }
     *out = (uint32_t)v;

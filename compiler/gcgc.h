@@ -96,6 +96,17 @@ typedef struct gcgc_options {
     const char *vocab_name;    /* recorded in the metadata; NULL = "tokenizer"       */
     bool strict_latency;       /* an unbounded latency certificate is an error       */
     bool no_automaton;         /* byte-level matching only: no masks, faster compile */
+    /* Limits (0 = the default). A compile that reaches one fails with
+     * GCG_ERR_LIMIT and a message naming it; memory running out first is
+     * GCG_ERR_NOMEM. The gcgc flag of each is in brackets. */
+    uint32_t max_repeat;           /* largest m or n in X{m,n}: 65535 [--max-repeat]       */
+    uint32_t max_grammar_symbols;  /* symbols after expanding repetitions: 4,000,000
+                                      [--max-grammar-symbols]                              */
+    uint32_t max_lr_states;        /* LALR(1) states: 1,000,000 [--max-lr-states]          */
+    uint32_t max_automaton_states; /* mask automaton states: 2,000,000
+                                      [--max-automaton-states]                             */
+    uint32_t max_sim_stacks;       /* symbolic stacks of the mask simulation: 4,000,000
+                                      [--max-sim-stacks]                                   */
 } gcgc_options;
 
 /* Fills *opt with the defaults (every field zero / NULL / false). */

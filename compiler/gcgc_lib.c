@@ -185,6 +185,8 @@ gcg_status gcgc_compile(const gcgc_vocab *vocab, const char *src, size_t len, co
         .vocab = vocab ? &vocab->v : NULL,
         .strict_latency = opt->strict_latency,
         .no_automaton = opt->no_automaton,
+        .limits = {opt->max_repeat, opt->max_grammar_symbols, opt->max_lr_states, opt->max_automaton_states,
+                   opt->max_sim_stacks},
     };
     gcg_compile_stats cs;
     gcg_status st = gcg_compile(src ? src : "", len, &co, false, &r->artifact, &r->size, &cs, &r->diag);

@@ -79,6 +79,11 @@ static const char USAGE_COMPILE[] =
     "                             generation_config.json (eos_token_id) beside it,\n"
     "                             else tokenizer_config.json (eos_token)\n"
     "  --strict-latency           an unbounded latency certificate is an error\n"
+    "  --max-repeat N             limits (a compile reaching one fails and names it):\n"
+    "  --max-grammar-symbols N      largest m, n in X{m,n} (65535); symbols after\n"
+    "  --max-lr-states N            expanding repetitions (4000000); LR states\n"
+    "  --max-automaton-states N     (1000000); mask automaton states (2000000);\n"
+    "  --max-sim-stacks N           symbolic stacks of the mask simulation (4000000)\n"
     "  --stats                    also print compile statistics to stdout\n"
     "  -h, --help                 this help\n"
     "\n"
@@ -122,7 +127,12 @@ typedef struct cli_args {
     bool strict_latency;
     bool stats;
     bool help;
+    uint32_t limits[5];       /* --max-*, in LIMIT_OPTIONS order (0: default) */
 } cli_args;
+
+/* The compiler's limits, by flag (see compile_limits.h for the defaults). */
+static const char *const LIMIT_OPTIONS[5] = {"--max-repeat", "--max-grammar-symbols", "--max-lr-states",
+                                             "--max-automaton-states", "--max-sim-stacks"};
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -291,6 +301,13 @@ static int parse_option(const char *cmd, int argc, char **argv, int *i, cli_args
         }
         if (r < 0)
             return usage_error(cmd, "option %s needs a value", arg);
+    }
+    for (size_t k = 0; k < 5; k++) {
+        if ((r = opt_value(argc, argv, i, LIMIT_OPTIONS[k], NULL, &val)) == 0)
+            continue;
+        if (r < 0 || !parse_u32(val, &a->limits[k]) || a->limits[k] == 0)
+            return usage_error(cmd, "%s needs a positive number", LIMIT_OPTIONS[k]);
+        return -1;
     }
     if ((r = opt_value(argc, argv, i, "--eos", NULL, &val)) != 0 ||
         (!compile && (r = opt_value(argc, argv, i, "--count", NULL, &val)) != 0))
@@ -587,6 +604,8 @@ static gcg_status compile_file(const cli_args *a, const char *path, const gcgc_v
     opt.grammar_name = base_name(path);
     opt.vocab_name = vocab_path(a) ? base_name(vocab_path(a)) : v ? "bytes256" : NULL;
     opt.strict_latency = a->strict_latency;
+    opt.max_repeat = a->limits[0], opt.max_grammar_symbols = a->limits[1], opt.max_lr_states = a->limits[2];
+    opt.max_automaton_states = a->limits[3], opt.max_sim_stacks = a->limits[4];
     gcg_status st = gcgc_compile(v, src, len, &opt, r);
     free(src);
     if (!*r)
@@ -892,7 +911,8 @@ static int cmd_check(int argc, char **argv)
         free(a.grammars);
         return EXIT_ERRORS;
     }
-    gcg_compile_options opt = {.root_name = a.root, .grammar_name = base_name(path)};
+    gcg_compile_options opt = {.root_name = a.root, .grammar_name = base_name(path),
+                               .limits = {a.limits[0], a.limits[1], a.limits[2], a.limits[3], a.limits[4]}};
     gcg_diag diag;
     gcg_diag_init(&diag, path);
     gcg_compile_stats stats;

@@ -25,6 +25,7 @@ typedef struct lower_ctx {
     const gbnf_grammar *ast;
     cfg *g;
     gcg_diag *diag;
+    gcg_limits limits;
     uint32_t *stack;   /* right-hand sides under construction, nested */
     uint32_t n_stack, cap_stack;
     class_memo *classes;
@@ -69,9 +70,9 @@ static uint32_t new_nt(lower_ctx *c, const char *what, cfg_nt_kind kind, uint32_
 /* Adds lhs -> stack[mark..] and pops it. */
 static bool emit_from(lower_ctx *c, uint32_t lhs, uint32_t mark)
 {
-    if (c->g->n_rhs + (c->n_stack - mark) > GCG_MAX_LOWERED_RHS) {
-        gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0,
-                     "grammar too large after expansion (limit %u symbols)", GCG_MAX_LOWERED_RHS);
+    if (c->g->n_rhs + (c->n_stack - mark) > c->limits.max_grammar_symbols) {
+        gcg_limit_error(c->diag, 0, 0, "grammar too large after expanding repetitions",
+                        c->limits.max_grammar_symbols, "max-grammar-symbols");
         return fail(c, GCG_ERR_LIMIT);
     }
     if (cfg_add_prod(c->g, lhs, c->stack + mark, c->n_stack - mark) == UINT32_MAX)
@@ -291,11 +292,13 @@ static uint32_t upto(lower_ctx *c, uint32_t x, uint32_t k, const gbnf_node *nd)
 /* X{m,n}: m copies of x, then x* (n infinite) or X{0,n-m}. */
 static bool lower_repeat(lower_ctx *c, const gbnf_node *nd)
 {
-    uint32_t min = nd->min, max = nd->max;
-    if (min > GCG_MAX_REPEAT || (max != GBNF_INF && max > GCG_MAX_REPEAT)) {
-        gcg_diag_add(c->diag, GCG_SEV_ERROR, nd->line, nd->col,
-                     "repetition bound %u exceeds the limit of %u", max == GBNF_INF ? min : max,
-                     GCG_MAX_REPEAT);
+    uint32_t min = nd->min, max = nd->max, limit = c->limits.max_repeat;
+    if (min > limit || (max != GBNF_INF && max > limit)) {
+        uint32_t big = max == GBNF_INF || min > limit ? min : max;
+        char what[64];
+        snprintf(what, sizeof what, "repetition bound %s%u too large", big >= GBNF_INF - 1 ? "over " : "",
+                 big >= GBNF_INF - 1 ? GBNF_INF - 2 : big);
+        gcg_limit_error(c->diag, nd->line, nd->col, what, limit, "max-repeat");
         return fail(c, GCG_ERR_LIMIT);
     }
     if (max == 0)
@@ -405,9 +408,9 @@ static void ctx_free(lower_ctx *c)
     free(c->reps);
 }
 
-gcg_status gcg_lower(const gbnf_grammar *ast, cfg *out, gcg_diag *diag)
+gcg_status gcg_lower(const gbnf_grammar *ast, cfg *out, const gcg_limits *limits, gcg_diag *diag)
 {
-    lower_ctx c = {.ast = ast, .g = out, .diag = diag};
+    lower_ctx c = {.ast = ast, .g = out, .diag = diag, .limits = gcg_limits_or_default(limits)};
     cfg_init(out);
     for (uint32_t r = 0; r < ast->n_rules; r++)
         if (cfg_add_nt(out, ast->rules[r].name, CFG_NT_RULE, r) == UINT32_MAX)

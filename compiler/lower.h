@@ -17,10 +17,9 @@
 #include "cfg.h"
 #include "diag.h"
 #include "gbnf.h"
+#include "compile_limits.h"
 
-#define GCG_MAX_REPEAT 10000u       /* largest m or n in X{m,n}                */
-#define GCG_MAX_LOWERED_RHS 4000000u /* total right-hand-side items after lowering */
-
-gcg_status gcg_lower(const gbnf_grammar *ast, cfg *out, gcg_diag *diag);
+/* `limits` may be NULL for the defaults (max_repeat, max_grammar_symbols). */
+gcg_status gcg_lower(const gbnf_grammar *ast, cfg *out, const gcg_limits *limits, gcg_diag *diag);
 
 #endif /* GCG_LOWER_H */

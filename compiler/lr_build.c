@@ -13,6 +13,8 @@ typedef struct builder {
     const cfg *g;
     const byteclass *bc;
     gcg_diag *diag;
+    uint32_t max_states;         /* the max_lr_states limit                      */
+    gcg_status fail_st;          /* why state_for failed: limit or memory        */
     uint32_t C, T, N, W;        /* classes, terminals, nonterminals, lookahead words */
     cfg_index ix;
     /* items: item_base[p] + dot */
@@ -202,9 +204,13 @@ static uint32_t state_for(builder *b, const uint32_t *k, uint32_t n, uint32_t ac
         if (b->kern_len[s] == n && memcmp(b->kern + b->kern_start[s], k, (size_t)n * sizeof *k) == 0)
             return s;
     }
-    if (b->n_states >= GCG_MAX_LR_STATES || !add_state_rows(b)) {
-        gcg_diag_add(b->diag, GCG_SEV_ERROR, 0, 0, "grammar too large: more than %u LR states",
-                     b->n_states);
+    if (b->n_states >= b->max_states) {
+        gcg_limit_error(b->diag, 0, 0, "grammar too large: too many LR states", b->max_states, "max-lr-states");
+        b->fail_st = GCG_ERR_LIMIT;
+        return UINT32_MAX;
+    }
+    if (!add_state_rows(b)) {
+        b->fail_st = GCG_ERR_NOMEM;
         return UINT32_MAX;
     }
     uint32_t *kern = grow(b->kern, &b->cap_kern, b->n_kern + n, sizeof *kern);
@@ -302,7 +308,7 @@ static gcg_status expand_state(builder *b, uint32_t s)
         uint32_t t = state_for(b, k, m, acc);
         if (t == UINT32_MAX) {
             free(k);
-            return b->diag->n_errors ? GCG_ERR_LIMIT : GCG_ERR_NOMEM;
+            return b->fail_st;
         }
         if (sym < b->C)
             b->shift[(size_t)s * b->C + sym] = t;
@@ -317,7 +323,7 @@ static gcg_status build_lr0(builder *b)
 {
     uint32_t k0 = b->item_base[0]; /* start -> . root */
     if (state_for(b, &k0, 1, UINT32_MAX) == UINT32_MAX)
-        return GCG_ERR_NOMEM;
+        return b->fail_st;
     for (uint32_t s = 0; s < b->n_states; s++) {
         gcg_status st = expand_state(b, s);
         if (st != GCG_OK)
@@ -533,9 +539,11 @@ static void builder_free(builder *b)
         free(ps[i]);
 }
 
-gcg_status gcg_lr_build(const cfg *g, const byteclass *bc, lr_tables *out, gcg_diag *diag)
+gcg_status gcg_lr_build(const cfg *g, const byteclass *bc, const gcg_limits *limits, lr_tables *out,
+                        gcg_diag *diag)
 {
-    builder b = {.g = g, .bc = bc, .diag = diag};
+    gcg_limits lim = gcg_limits_or_default(limits);
+    builder b = {.g = g, .bc = bc, .diag = diag, .max_states = lim.max_lr_states, .fail_st = GCG_ERR_NOMEM};
     b.C = bc->n_classes, b.T = b.C + 1, b.N = g->n_nts, b.W = (b.T + 63) / 64;
     memset(out, 0, sizeof *out);
     gcg_status st = cfg_index_build(g, &b.ix);

@@ -16,6 +16,7 @@
 #include "byteclass.h"
 #include "cfg.h"
 #include "diag.h"
+#include "compile_limits.h"
 
 typedef struct lr_tables {
     uint32_t n_states;
@@ -34,9 +35,9 @@ typedef struct lr_tables {
     uint32_t rr_conflicts; /* cells with several distinct reduces               */
 } lr_tables;
 
-#define GCG_MAX_LR_STATES 1000000u
-
-gcg_status gcg_lr_build(const cfg *g, const byteclass *bc, lr_tables *out, gcg_diag *diag);
+/* `limits` may be NULL for the defaults (max_lr_states). */
+gcg_status gcg_lr_build(const cfg *g, const byteclass *bc, const gcg_limits *limits, lr_tables *out,
+                        gcg_diag *diag);
 void gcg_lr_free(lr_tables *t);
 
 #endif /* GCG_LR_BUILD_H */

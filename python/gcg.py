@@ -42,7 +42,9 @@ class _MatcherOptions(ctypes.Structure):
 class _CompileOptions(ctypes.Structure):
     _fields_ = [("root", ctypes.c_char_p), ("grammar_name", ctypes.c_char_p),
                 ("vocab_name", ctypes.c_char_p), ("strict_latency", ctypes.c_bool),
-                ("no_automaton", ctypes.c_bool)]
+                ("no_automaton", ctypes.c_bool), ("max_repeat", ctypes.c_uint32),
+                ("max_grammar_symbols", ctypes.c_uint32), ("max_lr_states", ctypes.c_uint32),
+                ("max_automaton_states", ctypes.c_uint32), ("max_sim_stacks", ctypes.c_uint32)]
 
 
 _P = ctypes.c_void_p

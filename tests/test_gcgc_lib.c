@@ -7,9 +7,12 @@
  *     column, and the printed `name:line:col: error:` text; no artifact;
  *   - a prepared hex vocabulary is shared by four threads compiling at once,
  *     and every thread gets the same artifact bytes as a compile on its own;
- *   - EOS ids and sizes of a prepared vocabulary; loader errors name the file.
+ *   - EOS ids and sizes of a prepared vocabulary; loader errors name the file;
+ *   - every compile limit, set low, fails with GCG_ERR_LIMIT and the one
+ *     message that names it and its flag.
  */
 #include <check.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +180,44 @@ START_TEST(vocabulary_errors_name_the_file)
 }
 END_TEST
 
+/* Compiles `src` with one limit set (by field offset) and checks the status
+ * and the first message. */
+typedef struct limit_case {
+    const char *src;
+    size_t field;
+    uint32_t value;
+    const char *msg;
+} limit_case;
+
+static const limit_case limit_cases[] = {
+    {"root ::= \"a\"{6}\n", offsetof(gcgc_options, max_repeat), 5,
+     "repetition bound 6 too large (limit 5; raise it with --max-repeat)"},
+    {"root ::= \"a\" \"b\" \"c\"\n", offsetof(gcgc_options, max_lr_states), 3,
+     "grammar too large: too many LR states (limit 3; raise it with --max-lr-states)"},
+    {"root ::= [a-z]{0,40}\n", offsetof(gcgc_options, max_grammar_symbols), 50,
+     "grammar too large after expanding repetitions (limit 50; raise it with --max-grammar-symbols)"},
+    {"root ::= \"(\" root \")\" | \"x\"\n", offsetof(gcgc_options, max_automaton_states), 1,
+     "mask automaton too large (limit 1; raise it with --max-automaton-states)"},
+    {"root ::= \"(\" root \")\" | \"x\"\n", offsetof(gcgc_options, max_sim_stacks), 2,
+     "mask simulation: too many symbolic stacks (limit 2; raise it with --max-sim-stacks)"},
+};
+
+START_TEST(limits_name_themselves)
+{
+    const limit_case *lc = &limit_cases[_i];
+    gcgc_options o;
+    gcgc_options_default(&o);
+    *(uint32_t *)((char *)&o + lc->field) = lc->value;
+    gcgc_result *r;
+    ck_assert_int_eq(gcgc_compile(NULL, lc->src, strlen(lc->src), &o, &r), GCG_ERR_LIMIT);
+    ck_assert_str_eq(gcgc_result_message(r, 0, NULL, NULL, NULL), lc->msg);
+    gcgc_result_free(r);
+    /* The same grammar compiles with the default limits. */
+    ck_assert_int_eq(gcgc_compile(NULL, lc->src, strlen(lc->src), NULL, &r), GCG_OK);
+    gcgc_result_free(r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gcgc_lib");
@@ -186,6 +227,7 @@ int main(void)
     tcase_add_test(tc, grammar_error_has_position);
     tcase_add_test(tc, threads_share_a_vocabulary);
     tcase_add_test(tc, vocabulary_errors_name_the_file);
+    tcase_add_loop_test(tc, limits_name_themselves, 0, sizeof limit_cases / sizeof *limit_cases);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -41,7 +41,7 @@ static gcg_status lower_src(const char *src, lowered *l)
     gcg_diag_init(&l->diag, "t.gbnf");
     gcg_status st = gcg_gbnf_parse(src, strlen(src), NULL, &l->ast, &l->diag);
     ck_assert_int_eq(st, GCG_OK);
-    return gcg_lower(&l->ast, &l->g, &l->diag);
+    return gcg_lower(&l->ast, &l->g, NULL, &l->diag);
 }
 
 static void lowered_ok(const char *src, lowered *l)
@@ -144,7 +144,7 @@ START_TEST(test_start_custom_root)
     gcg_diag_init(&l.diag, NULL);
     const char *src = "root ::= \"r\"\nother ::= root \"o\"\n";
     ck_assert_int_eq(gcg_gbnf_parse(src, strlen(src), "other", &l.ast, &l.diag), GCG_OK);
-    ck_assert_int_eq(gcg_lower(&l.ast, &l.g, &l.diag), GCG_OK);
+    ck_assert_int_eq(gcg_lower(&l.ast, &l.g, NULL, &l.diag), GCG_OK);
     static const char *const want[] = {"$start -> other", "root -> [72]", "other -> root [6f]"};
     expect_prods(&l.g, want, 3);
     lowered_free(&l);
@@ -405,15 +405,15 @@ END_TEST
 START_TEST(test_repeat_at_limit)
 {
     lowered l;
-    lowered_ok("root ::= \"x\"{10000}\n", &l);
+    lowered_ok("root ::= \"x\"{65535}\n", &l);
     ck_assert_uint_eq(l.g.n_prods, 2);
-    ck_assert_uint_eq(l.g.prods[1].len, 10000);
+    ck_assert_uint_eq(l.g.prods[1].len, 65535);
     lowered_free(&l);
-    lowered_ok("root ::= \"x\"{0,10000}\n", &l);
-    /* $start, count0..count10000, upto10000 (10001 alternatives), root. */
-    ck_assert_uint_eq(l.g.n_prods, 1 + 10001 + 10001 + 1);
-    ck_assert_uint_ne(nt_named(&l.g, "root/count10000@1:10"), UINT32_MAX);
-    ck_assert_uint_eq(nt_named(&l.g, "root/count10001@1:10"), UINT32_MAX);
+    lowered_ok("root ::= \"x\"{0,65535}\n", &l);
+    /* $start, count0..count65535, upto65535 (65536 alternatives), root. */
+    ck_assert_uint_eq(l.g.n_prods, 1 + 65536 + 65536 + 1);
+    ck_assert_uint_ne(nt_named(&l.g, "root/count65535@1:10"), UINT32_MAX);
+    ck_assert_uint_eq(nt_named(&l.g, "root/count65536@1:10"), UINT32_MAX);
     lowered_free(&l);
 }
 END_TEST
@@ -421,13 +421,20 @@ END_TEST
 typedef struct bound_case {
     const char *src;
     uint32_t line, col;
+    const char *msg;
 } bound_case;
 
+#define OVER_65535 "repetition bound 65536 too large (limit 65535; raise it with --max-repeat)"
 static const bound_case bound_cases[] = {
-    {"root ::= \"a\" x{10001}\nx ::= \"x\"\n", 1, 14},
-    {"root ::= \"a\"  x{2,10001}\nx ::= \"x\"\n", 1, 15},
-    {"root ::= \"a\" |\n  \"b\" x{10001,}\nx ::= \"x\"\n", 2, 7},
-    {"root ::= x{,10001}\nx ::= \"x\"\n", 1, 10},
+    {"root ::= \"a\" x{65536}\nx ::= \"x\"\n", 1, 14, OVER_65535},
+    {"root ::= \"a\"  x{2,65536}\nx ::= \"x\"\n", 1, 15, OVER_65535},
+    {"root ::= \"a\" |\n  \"b\" x{65536,}\nx ::= \"x\"\n", 2, 7, OVER_65535},
+    {"root ::= x{,65536}\nx ::= \"x\"\n", 1, 10, OVER_65535},
+    /* Counts past 32 bits reach the same limit, with the same message. */
+    {"root ::= \"a\"{4294967295}", 1, 10,
+     "repetition bound over 4294967293 too large (limit 65535; raise it with --max-repeat)"},
+    {"root ::= \"a\"{2,99999999999999999999999}", 1, 10,
+     "repetition bound over 4294967293 too large (limit 65535; raise it with --max-repeat)"},
 };
 
 START_TEST(test_repeat_bound_error)
@@ -439,7 +446,7 @@ START_TEST(test_repeat_bound_error)
     ck_assert_uint_ge(l.diag.n, 1);
     const gcg_diag_entry *e = &l.diag.v[l.diag.n - 1];
     ck_assert_int_eq(e->severity, GCG_SEV_ERROR);
-    ck_assert_str_eq(e->msg, "repetition bound 10001 exceeds the limit of 10000");
+    ck_assert_str_eq(e->msg, bc->msg);
     ck_assert_uint_eq(e->line, bc->line);
     ck_assert_uint_eq(e->col, bc->col);
     /* A failed lowering leaves an empty grammar. */
@@ -452,13 +459,14 @@ END_TEST
 START_TEST(test_repeat_bound_error_printed)
 {
     lowered l;
-    ck_assert_int_eq(lower_src("root ::= \"a\" x{10001}\nx ::= \"x\"\n", &l), GCG_ERR_LIMIT);
+    ck_assert_int_eq(lower_src("root ::= \"a\" x{10001,65536}\nx ::= \"x\"\n", &l), GCG_ERR_LIMIT);
     char buf[256] = {0};
     FILE *f = fmemopen(buf, sizeof buf - 1, "w");
     ck_assert_ptr_nonnull(f);
     gcg_diag_print(&l.diag, f);
     fclose(f);
-    ck_assert_str_eq(buf, "t.gbnf:1:14: error: repetition bound 10001 exceeds the limit of 10000\n");
+    ck_assert_str_eq(buf, "t.gbnf:1:14: error: repetition bound 65536 too large (limit 65535; raise it with "
+                          "--max-repeat)\n");
     lowered_free(&l);
 }
 END_TEST

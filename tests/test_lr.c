@@ -46,10 +46,10 @@ static void build_src(const char *src, built *b)
     memset(b, 0, sizeof *b);
     gcg_diag_init(&b->diag, "t.gbnf");
     ck_assert_int_eq(gcg_gbnf_parse(src, strlen(src), NULL, &b->ast, &b->diag), GCG_OK);
-    ck_assert_int_eq(gcg_lower(&b->ast, &b->g, &b->diag), GCG_OK);
+    ck_assert_int_eq(gcg_lower(&b->ast, &b->g, NULL, &b->diag), GCG_OK);
     ck_assert_int_eq(gcg_normalize(&b->g, &b->ast, &b->diag), GCG_OK);
     ck_assert_int_eq(gcg_byteclass_build(&b->g, &b->bc), GCG_OK);
-    ck_assert_int_eq(gcg_lr_build(&b->g, &b->bc, &b->t, &b->diag), GCG_OK);
+    ck_assert_int_eq(gcg_lr_build(&b->g, &b->bc, NULL, &b->t, &b->diag), GCG_OK);
     ck_assert_uint_eq(b->diag.n_errors, 0);
 }
 

@@ -41,7 +41,7 @@ static gcg_status normalize_src(const char *src, normed *n)
     memset(n, 0, sizeof *n);
     gcg_diag_init(&n->diag, "t.gbnf");
     ck_assert_int_eq(gcg_gbnf_parse(src, strlen(src), NULL, &n->ast, &n->diag), GCG_OK);
-    ck_assert_int_eq(gcg_lower(&n->ast, &n->g, &n->diag), GCG_OK);
+    ck_assert_int_eq(gcg_lower(&n->ast, &n->g, NULL, &n->diag), GCG_OK);
     return gcg_normalize(&n->g, &n->ast, &n->diag);
 }
 
@@ -785,7 +785,7 @@ START_TEST(test_checker_detects)
         memset(&n, 0, sizeof n);
         gcg_diag_init(&n.diag, NULL);
         ck_assert_int_eq(gcg_gbnf_parse(bad[i], strlen(bad[i]), NULL, &n.ast, &n.diag), GCG_OK);
-        ck_assert_int_eq(gcg_lower(&n.ast, &n.g, &n.diag), GCG_OK);
+        ck_assert_int_eq(gcg_lower(&n.ast, &n.g, NULL, &n.diag), GCG_OK);
         ck_assert_msg(!invariants_hold_nofork(&n.g), "checker missed case %zu", i);
         ck_assert_int_eq(gcg_normalize(&n.g, &n.ast, &n.diag), GCG_OK);
         ck_assert_msg(invariants_hold_nofork(&n.g), "case %zu not fixed", i);
@@ -816,7 +816,7 @@ START_TEST(test_invariants_shipped)
     memset(&n, 0, sizeof n);
     gcg_diag_init(&n.diag, path);
     ck_assert_int_eq(gcg_gbnf_parse(src, len, NULL, &n.ast, &n.diag), GCG_OK);
-    ck_assert_int_eq(gcg_lower(&n.ast, &n.g, &n.diag), GCG_OK);
+    ck_assert_int_eq(gcg_lower(&n.ast, &n.g, NULL, &n.diag), GCG_OK);
     ck_assert_int_eq(gcg_normalize(&n.g, &n.ast, &n.diag), GCG_OK);
     ck_assert_uint_eq(n.diag.n_errors, 0);
     check_invariants(&n.g, shipped[_i]);
