@@ -9,6 +9,7 @@
 #include "../runtime/artifact_format.h"
 #include "automaton.h"
 #include "certificate.h"
+#include "minimize.h"
 
 #define NONE UINT32_MAX
 #define DEAD (UINT32_MAX - 1)   /* consensus: no state below can take the goto */
@@ -1102,6 +1103,8 @@ gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_voca
         c.st = collect_transitions(&c);
     if (c.st == GCG_OK)
         c.st = record_state_lhs(&c);
+    if (c.st == GCG_OK)
+        c.st = gcg_automaton_minimize(out, lr->n_states);
     if (c.st == GCG_OK)
         c.st = gcg_certify(out, g, lr->n_states, rule_names);
     gcg_status st = c.st;

@@ -39,6 +39,7 @@ typedef struct mask_automaton {
     uint32_t **sets;              /* dense bitmaps over token ids              */
     uint32_t *set_count;          /* tokens in each set                        */
     uint32_t n_states;            /* automaton states D                        */
+    uint32_t n_states_built;      /* states before minimization                */
     uint32_t *trans_start;        /* n_states + 1 into trans                   */
     ma_trans *trans;
     uint32_t n_trans;

@@ -87,6 +87,7 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const toke
     if (st != GCG_OK)
         return st;
     stats->dfa_states = a.n_states;
+    stats->dfa_states_built = a.n_states_built;
     stats->token_sets = a.n_sets;
     if (!a.bounded && opt->strict_latency) {
         gcg_diag_add(diag, GCG_SEV_ERROR, 0, 0,

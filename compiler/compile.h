@@ -31,7 +31,7 @@ typedef struct gcg_compile_stats {
     uint32_t gbnf_rules;
     uint32_t nonterminals, productions, byte_classes;
     uint32_t lr_states, sr_conflicts, rr_conflicts;
-    uint32_t trie_nodes, dfa_states, token_sets;
+    uint32_t trie_nodes, dfa_states, dfa_states_built, token_sets;
     size_t artifact_bytes;
     double seconds_front, seconds_lr, seconds_automaton, seconds_total;
 } gcg_compile_stats;

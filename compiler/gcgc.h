@@ -126,7 +126,8 @@ typedef struct gcgc_stats {
     uint32_t lr_states;        /* LALR(1) states                                     */
     uint32_t sr_conflicts;     /* shift/reduce cells (GLR forks)                     */
     uint32_t rr_conflicts;     /* reduce/reduce cells                                */
-    uint32_t automaton_states; /* mask automaton states                              */
+    uint32_t automaton_states; /* mask automaton states (minimized)                  */
+    uint32_t automaton_states_built; /* ... before minimization                      */
     uint32_t token_sets;       /* distinct token sets                                */
     size_t artifact_bytes;
     double seconds;            /* this compile, wall clock                           */

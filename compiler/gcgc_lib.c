@@ -195,6 +195,7 @@ gcg_status gcgc_compile(const gcgc_vocab *vocab, const char *src, size_t len, co
         .sr_conflicts = cs.sr_conflicts,
         .rr_conflicts = cs.rr_conflicts,
         .automaton_states = cs.dfa_states,
+        .automaton_states_built = cs.dfa_states_built,
         .token_sets = cs.token_sets,
         .artifact_bytes = cs.artifact_bytes,
         .seconds = cs.seconds_total,

@@ -540,7 +540,8 @@ static void print_summary(const char *output, const gcgc_vocab *v, const gcgc_st
     fprintf(stderr, "LR states: %u\n", s->lr_states);
     fprintf(stderr, "conflicts: %u shift/reduce, %u reduce/reduce\n", s->sr_conflicts,
             s->rr_conflicts);
-    fprintf(stderr, "automaton: %u states, %u token sets\n", s->automaton_states, s->token_sets);
+    fprintf(stderr, "automaton: %u states (%u before minimization), %u token sets\n", s->automaton_states,
+            s->automaton_states_built, s->token_sets);
     fprintf(stderr, "artifact: %zu bytes -> %s\n", s->artifact_bytes,
             strcmp(output, "-") == 0 ? "stdout" : output);
     fprintf(stderr, "compile time: %.1f ms\n", s->seconds * 1e3);
@@ -552,6 +553,7 @@ static void print_stats(const gcgc_stats *s)
     printf("LR states: %u\n", s->lr_states);
     printf("conflicts: %u shift/reduce, %u reduce/reduce\n", s->sr_conflicts, s->rr_conflicts);
     printf("automaton states: %u\n", s->automaton_states);
+    printf("automaton states before minimization: %u\n", s->automaton_states_built);
     printf("token sets: %u\n", s->token_sets);
     printf("artifact bytes: %zu\n", s->artifact_bytes);
     printf("seconds: %.3f\n", s->seconds);
