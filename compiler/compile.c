@@ -49,7 +49,7 @@ static gcg_status build_tables(compilation *c, const char *src, size_t len,
     if (st == GCG_OK)
         st = gcg_lower(&c->ast, &c->g, diag);
     if (st == GCG_OK)
-        st = gcg_normalize(&c->g, &c->ast, diag);
+        st = gcg_normalize_latency(&c->g, &c->ast, diag);
     if (st == GCG_OK)
         st = gcg_byteclass_build(&c->g, &c->bc);
     double t1 = now();
