@@ -3,7 +3,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "artifact_format.h"
 #include "automaton.h"
+#include "certificate.h"
 #include "byteclass.h"
 #include "compile.h"
 #include "container_write.h"
@@ -85,6 +87,8 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const gcg_
         names[r] = c->ast.rules[r].name;
     mask_automaton a;
     gcg_status st = gcg_automaton_build(&c->g, &c->lr, v, trie, names, &a, diag);
+    if (st == GCG_OK)
+        st = gcg_certify_whole(&a, &c->lr, &c->g, names);
     free(names);
     stats->trie_nodes = trie->n_nodes;
     gcg_trie_free(&ctrie);
@@ -94,8 +98,10 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const gcg_
     stats->token_sets = a.n_sets;
     if (!a.bounded && opt->strict_latency) {
         gcg_diag_add(diag, GCG_SEV_ERROR, 0, 0,
-                     "latency unbounded: masks may read arbitrarily deep because of rule \"%s\" "
-                     "(--strict-latency)", a.unbounded_rule);
+                     "latency unbounded: masks may read arbitrarily %s because of rule \"%s\" "
+                     "(--strict-latency)",
+                     a.unbounded_reason == GCG_CERT_UNBOUNDED_AMBIGUITY ? "wide (ambiguity)" : "deep",
+                     a.unbounded_rule);
         st = GCG_ERR_LIMIT;
     }
     if (st == GCG_OK)

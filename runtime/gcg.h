@@ -178,12 +178,29 @@ gcg_status gcg_matcher_fill_mask_bruteforce(gcg_matcher *m, uint32_t *words, siz
 /* 5. Introspection                                                       */
 /* ===================================================================== */
 
-/* The worst-case bound the compiler proved for fill_mask (see gcgc compile). */
+/* The worst-case bound the compiler proved for one whole fill_mask (every
+ * frontier node, every stack edge), for any input. Set operations (the
+ * 16 KB ORs that dominate a mask) are bounded for every grammar: each
+ * automaton transition's token set is OR-ed at most once per mask.
+ * When !bounded, stack reads and edges have no bound: `unbounded_reason`
+ * says why and `unbounded_rule` names a rule. In practice "unbounded" means
+ * a mask (and a commit) can cost time proportional to the committed text
+ * (a run read through) or worse (ambiguity: e.g. cubic in the input for
+ * grammars like grammars/ambiguous.gbnf); a server taking user grammars
+ * should then set the work limits of gcg_matcher_options. */
+typedef enum gcg_unbounded_reason {
+    GCG_UNBOUNDED_NONE = 0,
+    GCG_UNBOUNDED_RECURSION = 1, /* recursion the mask must read through             */
+    GCG_UNBOUNDED_AMBIGUITY = 2  /* GLR conflicts: frontier and fan-out may grow      */
+} gcg_unbounded_reason;
+
 typedef struct gcg_certificate {
     bool bounded;              /* false: some mask may read unboundedly deep          */
-    uint32_t max_stack_reads;  /* deepest stack read of any mask per frontier node    */
-    uint32_t max_set_ops;      /* most token-set unions per frontier node             */
+    uint32_t max_stack_reads;  /* stack nodes whose edges one mask reads, in total    */
+    uint32_t max_set_ops;      /* token-set unions of one mask (bounded always)       */
+    uint32_t max_edges;        /* stack edges one mask follows, in total              */
     uint64_t max_bytes;        /* most bytes of token sets touched per frontier node  */
+    gcg_unbounded_reason unbounded_reason;
     char unbounded_rule[64];   /* when !bounded: a grammar rule that causes it        */
 } gcg_certificate;
 
@@ -193,7 +210,9 @@ gcg_status gcg_artifact_certificate(const gcg_artifact *art, gcg_certificate *ou
 typedef struct gcg_mask_stats {
     uint32_t frontier_nodes;   /* stack tops read                                    */
     uint32_t max_stack_reads;  /* deepest read below any top                          */
-    uint32_t set_ops;          /* token-set unions performed                          */
+    uint32_t set_ops;          /* token-set unions performed (every one)              */
+    uint32_t stack_reads;      /* stack nodes whose edges were read, in total         */
+    uint32_t edges;            /* stack edges followed, in total                      */
 } gcg_mask_stats;
 
 void gcg_matcher_last_mask_stats(const gcg_matcher *m, gcg_mask_stats *out);

@@ -19,13 +19,14 @@ typedef struct mask_scratch {
     uint32_t *seen_gen;
     uint32_t cap_seen, gen;
     uint32_t n_seen;       /* entries marked in this call */
+    uint32_t *or_gen;      /* per root state, then per transition: call stamp of its OR */
 } mask_scratch;
 
 void gcg_mask_scratch_free(gcg_matcher *m)
 {
     mask_scratch *s = m->mask_scratch;
     if (s) {
-        free(s->stack), free(s->seen), free(s->seen_gen);
+        free(s->stack), free(s->seen), free(s->seen_gen), free(s->or_gen);
         free(s);
     }
     m->mask_scratch = NULL;
@@ -130,6 +131,18 @@ static bool push(mask_scratch *s, uint32_t *n, walk_item it)
     return true;
 }
 
+/* ORs set `set` unless the same root state or transition (`key`) already
+ * did in this call: the set is the same, so the certificate can bound set
+ * operations by the automaton's size whatever the stack's shape. */
+static void or_once(gcg_matcher *m, mask_scratch *s, uint32_t key, uint32_t set, uint32_t *words, bool first)
+{
+    if (s->or_gen[key] == s->gen)
+        return;
+    s->or_gen[key] = s->gen;
+    or_set(&m->art->mask, set, words, first);
+    m->last.set_ops++;
+}
+
 /* Walks the pairs reachable from the frontier's roots. */
 static gcg_status walk(gcg_matcher *m, mask_scratch *s, uint32_t *words)
 {
@@ -138,20 +151,20 @@ static gcg_status walk(gcg_matcher *m, mask_scratch *s, uint32_t *words)
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->n_front; i++) {
         uint32_t st = g->nodes[m->front[i]].state;
-        or_set(v, v->root_acc[st], words, i == 0);
-        m->last.set_ops++;
+        or_once(m, s, st, v->root_acc[st], words, i == 0);
         if (v->root_d[st] != GCG_NO_STATE && !push(s, &n, (walk_item){v->root_d[st], m->front[i], 0}))
             return GCG_ERR_NOMEM;
     }
     while (n) {
         walk_item it = s->stack[--n];
+        m->last.stack_reads++;
         for (uint32_t e = g->nodes[it.node].edge; e != GSS_NONE; e = g->edges[e].next) {
             uint32_t below = g->edges[e].to;
+            m->last.edges++;
             const gcg_trans_entry *t = trans_of(v, it.d, g->nodes[below].state);
             if (!t)
                 continue;
-            or_set(v, t->acc, words, false);
-            m->last.set_ops++;
+            or_once(m, s, m->art->t.n_states + (uint32_t)(t - v->trans), t->acc, words, false);
             if (it.depth + 1 > m->last.max_stack_reads)
                 m->last.max_stack_reads = it.depth + 1;
             /* Keep the set at most half full (every pushed pair is marked,
@@ -164,6 +177,49 @@ static gcg_status walk(gcg_matcher *m, mask_scratch *s, uint32_t *words)
         }
     }
     return GCG_OK;
+}
+
+static bool stack_reserve(mask_scratch *s, uint32_t need)
+{
+    if (need <= s->cap_stack)
+        return true;
+    uint32_t cap = s->cap_stack ? s->cap_stack : 64;
+    while (cap < need)
+        cap *= 2;
+    walk_item *q = realloc(s->stack, (size_t)cap * sizeof *q);
+    if (!q)
+        return false;
+    s->stack = q, s->cap_stack = cap;
+    return true;
+}
+
+/* Sizes the walk for the live stack: two (automaton state, node) pairs per
+ * live node and the frontier, so fill_mask itself does not allocate unless
+ * a mask visits more pairs than that. */
+gcg_status gcg_mask_scratch_reserve(gcg_matcher *m)
+{
+    if (m->art->mask.n_sets == 0)
+        return GCG_OK;
+    if (!m->mask_scratch && !(m->mask_scratch = calloc(1, sizeof(mask_scratch))))
+        return GCG_ERR_NOMEM;
+    mask_scratch *s = m->mask_scratch;
+    if (!s->or_gen &&
+        !(s->or_gen = calloc((size_t)m->art->t.n_states + m->art->mask.n_trans + 1, sizeof *s->or_gen)))
+        return GCG_ERR_NOMEM;
+    uint32_t pairs = 2 * m->p.g.live + 64;
+    if (!seen_grow(s, pairs) || !stack_reserve(s, pairs + m->art->t.n_states))
+        return GCG_ERR_NOMEM;
+    return GCG_OK;
+}
+
+size_t gcg_mask_scratch_memory(const gcg_matcher *m)
+{
+    const mask_scratch *s = m->mask_scratch;
+    if (!s)
+        return 0;
+    return sizeof *s + (size_t)s->cap_stack * sizeof *s->stack +
+           (size_t)s->cap_seen * (sizeof *s->seen + sizeof *s->seen_gen) +
+           ((size_t)m->art->t.n_states + m->art->mask.n_trans + 1) * sizeof *s->or_gen;
 }
 
 gcg_status gcg_matcher_fill_mask(gcg_matcher *m, uint32_t *words, size_t n_words)
@@ -182,13 +238,9 @@ gcg_status gcg_matcher_fill_mask(gcg_matcher *m, uint32_t *words, size_t n_words
         memset(words, 0, need * sizeof *words);
         return GCG_OK;
     }
-    if (!m->mask_scratch && !(m->mask_scratch = calloc(1, sizeof(mask_scratch))))
+    if (!m->mask_scratch && gcg_mask_scratch_reserve(m) != GCG_OK)
         return GCG_ERR_NOMEM;
-    mask_scratch *s = m->mask_scratch;
-    /* The seen-set holds at most one entry per (automaton state, live node)
-     * pair visited; size it for the live GSS so the walk never rehashes. */
-    if (!seen_grow(s, m->p.g.live + 64))
-        return GCG_ERR_NOMEM;
+    mask_scratch *s = m->mask_scratch; /* sized by gcg_matcher_new and commits */
     s->n_seen = 0;
     if (++s->gen == 0) {
         memset(s->seen_gen, 0, (size_t)s->cap_seen * sizeof *s->seen_gen);

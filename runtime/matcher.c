@@ -140,6 +140,8 @@ gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *o
     }
     m->front[0] = root, m->n_front = 1;
     gcg_status st = matcher_accepts(m, m->front, 1, &m->complete);
+    if (st == GCG_OK)
+        st = gcg_mask_scratch_reserve(m);
     if (st != GCG_OK) { /* GCG_ERR_LIMIT: max_nodes cannot even hold the start */
         gcg_matcher_free(m);
         return st;
@@ -176,7 +178,12 @@ gcg_status gcg_matcher_commit_bytes(gcg_matcher *m, const uint8_t *bytes, size_t
         *consumed = st == GCG_OK ? n : bad;
     if (st != GCG_OK)
         return st;
-    return advance(m, out, n_out, complete);
+    st = advance(m, out, n_out, complete);
+    /* The mask walk grows with the stack here, not inside fill_mask; a
+     * failure leaves the commit done and fill_mask growing on demand. */
+    if (st == GCG_OK)
+        gcg_mask_scratch_reserve(m);
+    return st;
 }
 
 gcg_status gcg_matcher_commit_eos(gcg_matcher *m)
@@ -272,5 +279,6 @@ size_t gcg_matcher_memory(const gcg_matcher *m)
     return sizeof *m + (size_t)gss_memory(&m->p.g) + 3 * ns * sizeof(uint32_t) +
            (size_t)m->cap_hist_nodes * sizeof(uint32_t) + ((size_t)m->max_rollback + 1) * sizeof(hist_entry) +
            (size_t)m->p.cap_queue * sizeof(glr_reduction) +
-           ((size_t)m->p.cap_active + m->p.cap_made + m->p.cap_shifts + 2 * ns) * sizeof(uint32_t);
+           ((size_t)m->p.cap_active + m->p.cap_made + m->p.cap_shifts + 2 * ns) * sizeof(uint32_t) +
+           gcg_mask_scratch_memory(m);
 }

@@ -50,6 +50,9 @@ gcg_status matcher_accepts(gcg_matcher *m, const uint32_t *front, uint32_t n, bo
 
 /* mask_walk.c / bruteforce.c: scratch setup and teardown. */
 void gcg_mask_scratch_free(gcg_matcher *m);
+/* Sizes the mask walk for the live stack (called after every commit). */
+gcg_status gcg_mask_scratch_reserve(gcg_matcher *m);
+size_t gcg_mask_scratch_memory(const gcg_matcher *m);
 void gcg_brute_scratch_free(gcg_matcher *m);
 
 #endif /* GCG_MATCHER_H */
