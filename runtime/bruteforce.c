@@ -72,7 +72,7 @@ static gcg_status try_child(gcg_matcher *m, brute_scratch *b, uint32_t *depth, u
     f->child = t->end[c]; /* next sibling */
     uint32_t *out, n_out;
     size_t bad;
-    gcg_status st = matcher_run_bytes(m, b->nodes + f->start, f->n, &t->byte[c], 1, &out, &n_out, &bad);
+    gcg_status st = matcher_run_bytes(m, b->nodes + f->start, f->n, &t->byte[c], 1, &out, &n_out, &bad, NULL);
     if (st == GCG_ERR_REJECTED)
         return GCG_OK;
     if (st != GCG_OK)

@@ -111,7 +111,25 @@ typedef struct gcg_matcher_options {
                                 (default 4096; the pool grows when needed)            */
     uint32_t max_nodes;      /* hard limit on live stack nodes; a commit that would
                                 exceed it fails with GCG_ERR_LIMIT (default 1<<26)    */
+    uint64_t max_commit_work; /* 0 (default): no limit. Otherwise the most work one
+                                commit may do, in units of one LR action read, one
+                                stack edge followed or one edge made (what
+                                gcg_commit_stats.work counts); a commit that would
+                                pass it fails with GCG_ERR_LIMIT, state unchanged   */
+    uint32_t max_mask_work;  /* 0 (default): no limit. Otherwise the most stack edges
+                                one fill_mask may follow (gcg_mask_stats.edges);
+                                past it fill_mask returns GCG_ERR_LIMIT, the mask
+                                words are unspecified and the matcher unchanged     */
 } gcg_matcher_options;
+
+/* Work limits in practice. A grammar whose certificate (section 5) is bounded
+ * needs no mask limit: every mask follows at most max_edges edges, whatever
+ * the input. For an unbounded grammar (typically an ambiguous one, e.g.
+ * `e ::= e e | ...`) one commit can cost time quadratic in the text and a
+ * mask time linear in it, so a server that accepts grammars from users should
+ * set both limits (e.g. max_commit_work 1<<20, about a millisecond, and
+ * max_mask_work 1<<16) and treat GCG_ERR_LIMIT as "this grammar is too
+ * ambiguous for this text": roll back, or end the sequence. */
 
 /* Fills *opt with the defaults. */
 void gcg_matcher_options_default(gcg_matcher_options *opt);
@@ -166,7 +184,9 @@ bool gcg_matcher_is_terminated(const gcg_matcher *m);
  * Bits at or past the vocabulary size are zero. n_words must be at least
  * gcg_artifact_mask_words(); words past that are left untouched.
  * Reads the stack once with the artifact's mask automaton; never allocates.
- * After EOS has been committed the mask is empty. */
+ * After EOS has been committed the mask is empty. GCG_ERR_LIMIT when the walk
+ * would follow more than max_mask_work edges (the words are then unspecified;
+ * the matcher is unchanged). */
 gcg_status gcg_matcher_fill_mask(gcg_matcher *m, uint32_t *words, size_t n_words);
 
 /* The same mask computed the naive way: every token's bytes are tried against
@@ -216,6 +236,15 @@ typedef struct gcg_mask_stats {
 } gcg_mask_stats;
 
 void gcg_matcher_last_mask_stats(const gcg_matcher *m, gcg_mask_stats *out);
+
+/* What the last commit (token, bytes or EOS; successful or not) did. */
+typedef struct gcg_commit_stats {
+    uint64_t work;             /* actions read + stack edges followed or made        */
+    uint64_t max_step_work;    /* the most of it spent on one step (a byte, or the
+                                  end-of-input check that sets is_complete)         */
+} gcg_commit_stats;
+
+void gcg_matcher_last_commit_stats(const gcg_matcher *m, gcg_commit_stats *out);
 
 /* Bytes currently held by the matcher (pools and history). */
 size_t gcg_matcher_memory(const gcg_matcher *m);

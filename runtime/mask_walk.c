@@ -160,7 +160,8 @@ static gcg_status walk(gcg_matcher *m, mask_scratch *s, uint32_t *words)
         m->last.stack_reads++;
         for (uint32_t e = g->nodes[it.node].edge; e != GSS_NONE; e = g->edges[e].next) {
             uint32_t below = g->edges[e].to;
-            m->last.edges++;
+            if (++m->last.edges > m->max_mask_work && m->max_mask_work)
+                return GCG_ERR_LIMIT;
             const gcg_trans_entry *t = trans_of(v, it.d, g->nodes[below].state);
             if (!t)
                 continue;

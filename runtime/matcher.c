@@ -10,6 +10,22 @@ void gcg_matcher_options_default(gcg_matcher_options *opt)
     opt->max_rollback = 32;
     opt->initial_nodes = 4096;
     opt->max_nodes = 1u << 26;
+    opt->max_commit_work = 0;
+    opt->max_mask_work = 0;
+}
+
+/* A commit's work budget (glr.h counts the units). */
+static void commit_begin(gcg_matcher *m)
+{
+    memset(&m->last_commit, 0, sizeof m->last_commit);
+    m->p.work = 0;
+    m->p.work_limit = m->max_commit_work ? m->max_commit_work : UINT64_MAX;
+}
+
+static void commit_end(gcg_matcher *m)
+{
+    m->last_commit.work = m->p.work;
+    m->p.work_limit = UINT64_MAX;
 }
 
 void matcher_release_frontier(gcg_matcher *m, const uint32_t *nodes, uint32_t n)
@@ -19,7 +35,7 @@ void matcher_release_frontier(gcg_matcher *m, const uint32_t *nodes, uint32_t n)
 }
 
 gcg_status matcher_run_bytes(gcg_matcher *m, const uint32_t *in, uint32_t n_in, const uint8_t *bytes,
-                             size_t n, uint32_t **out, uint32_t *n_out, size_t *bad)
+                             size_t n, uint32_t **out, uint32_t *n_out, size_t *bad, uint64_t *max_step)
 {
     const gcg_tables *t = &m->art->t;
     const uint32_t *cur = in;
@@ -27,7 +43,10 @@ gcg_status matcher_run_bytes(gcg_matcher *m, const uint32_t *in, uint32_t n_in, 
     bool owned = false, accept;
     for (size_t i = 0; i < n; i++) {
         uint32_t *next = m->scratch[which], n_next;
+        uint64_t w0 = m->p.work;
         gcg_status st = glr_step(&m->p, cur, n_cur, t->class_of[bytes[i]], next, &n_next, &accept);
+        if (max_step && m->p.work - w0 > *max_step)
+            *max_step = m->p.work - w0;
         if (owned)
             matcher_release_frontier(m, cur, n_cur);
         if (st != GCG_OK) {
@@ -123,6 +142,8 @@ gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *o
         return GCG_ERR_NOMEM;
     m->art = art;
     m->max_rollback = o.max_rollback;
+    m->max_commit_work = o.max_commit_work;
+    m->max_mask_work = o.max_mask_work;
     uint32_t ns = art->t.n_states;
     m->front = malloc((size_t)ns * sizeof *m->front);
     m->scratch[0] = malloc((size_t)ns * sizeof *m->scratch[0]);
@@ -171,9 +192,15 @@ gcg_status gcg_matcher_commit_bytes(gcg_matcher *m, const uint8_t *bytes, size_t
     uint32_t *out, n_out;
     size_t bad = 0;
     bool complete = false;
-    gcg_status st = matcher_run_bytes(m, m->front, m->n_front, bytes, n, &out, &n_out, &bad);
+    commit_begin(m);
+    gcg_status st = matcher_run_bytes(m, m->front, m->n_front, bytes, n, &out, &n_out, &bad,
+                                      &m->last_commit.max_step_work);
+    uint64_t w0 = m->p.work;
     if (st == GCG_OK && (st = matcher_accepts(m, out, n_out, &complete)) != GCG_OK)
         matcher_release_frontier(m, out, n_out);
+    if (m->p.work - w0 > m->last_commit.max_step_work)
+        m->last_commit.max_step_work = m->p.work - w0;
+    commit_end(m);
     if (consumed)
         *consumed = st == GCG_OK ? n : bad;
     if (st != GCG_OK)
@@ -194,6 +221,7 @@ gcg_status gcg_matcher_commit_eos(gcg_matcher *m)
         return GCG_ERR_TERMINATED;
     if (!m->complete)
         return GCG_ERR_REJECTED;
+    memset(&m->last_commit, 0, sizeof m->last_commit); /* known complete: no GLR step */
     for (uint32_t i = 0; i < m->n_front; i++)
         gss_retain(&m->p.g, m->front[i]);
     gcg_status st = advance(m, m->front, m->n_front, true);
@@ -271,6 +299,11 @@ bool gcg_matcher_is_terminated(const gcg_matcher *m)
 void gcg_matcher_last_mask_stats(const gcg_matcher *m, gcg_mask_stats *out)
 {
     *out = m->last;
+}
+
+void gcg_matcher_last_commit_stats(const gcg_matcher *m, gcg_commit_stats *out)
+{
+    *out = m->last_commit;
 }
 
 size_t gcg_matcher_memory(const gcg_matcher *m)
