@@ -13,9 +13,10 @@
  * number of matchers on any number of threads. A matcher is used by one thread
  * at a time. The library has no global mutable state.
  *
- * Memory: gcg_matcher_new allocates the matcher's pools up front; commit and
- * fill_mask do not allocate once the pools are large enough for the sequence
- * (the pools grow geometrically; gcg_matcher_options sizes them up front).
+ * Memory: gcg_matcher_new allocates the matcher's pools up front; a commit
+ * allocates only when the stack outgrows them (the pools grow geometrically;
+ * gcg_matcher_options sizes them up front), and sizes the next mask's working
+ * memory before it returns, so fill_mask never allocates.
  */
 #ifndef GCG_H
 #define GCG_H
@@ -246,7 +247,9 @@ typedef struct gcg_commit_stats {
 
 void gcg_matcher_last_commit_stats(const gcg_matcher *m, gcg_commit_stats *out);
 
-/* Bytes currently held by the matcher (pools and history). */
+/* Bytes currently held by the matcher: the stack pools, the GLR step's work
+ * arrays, history, and both mask builders' working memory (the sum of each
+ * part's own size). */
 size_t gcg_matcher_memory(const gcg_matcher *m);
 
 #ifdef __cplusplus

@@ -49,6 +49,15 @@ void glr_free(glr *p)
     memset(p, 0, sizeof *p);
 }
 
+size_t glr_size(const glr *p)
+{
+    return (size_t)gss_memory(&p->g) + 2 * (size_t)p->t->n_states * sizeof(uint32_t) +
+           (size_t)p->cap_queue * sizeof *p->queue +
+           ((size_t)p->cap_active + p->cap_made + p->cap_shifts + p->cap_layer + p->cap_next +
+            3 * (size_t)p->cap_seen + p->cap_intra) * sizeof(uint32_t) +
+           (size_t)p->ecap * (sizeof *p->ekeys + sizeof *p->egen);
+}
+
 static bool enqueue(glr *p, uint32_t node, uint32_t prod, uint32_t via_from, uint32_t via_to)
 {
     if (p->n_queue == p->cap_queue) {

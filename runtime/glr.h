@@ -61,6 +61,9 @@ typedef struct glr {
 gcg_status glr_init(glr *p, const gcg_tables *t, uint32_t initial_nodes, uint32_t max_nodes);
 void glr_free(glr *p);
 
+/* Bytes held: the GSS pools and every work array of the step. */
+size_t glr_size(const glr *p);
+
 /* Reads terminal `term` (a byte class, or t->n_classes for end of input)
  * from the frontier in[0..n_in). On success `out` receives the new frontier
  * (each node holding one reference for the caller) and *n_out its size; for

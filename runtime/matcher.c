@@ -126,6 +126,46 @@ static gcg_status advance(gcg_matcher *m, const uint32_t *nodes, uint32_t n, boo
     return GCG_OK;
 }
 
+/* ---- mask scratch --------------------------------------------------------- */
+
+/* Per LR state q: the automaton transitions on q that lead on (t.next).
+ * A walk marks a pair (t.next, node) only for such a transition on the
+ * node's state, so a node of state q is in at most this many pairs. */
+static uint32_t *pair_weights(const gcg_artifact *art)
+{
+    const gcg_mask_view *v = &art->mask;
+    uint32_t *w = calloc((size_t)art->t.n_states + 1, sizeof *w);
+    for (uint32_t k = 0; w && k < v->n_trans; k++)
+        if (v->trans[k].next != GCG_NO_STATE)
+            w[v->trans[k].q]++;
+    return w;
+}
+
+/* The most pairs the next mask can push: one per frontier node (its root)
+ * plus the marked pairs, which are at most the live nodes' weights; when the
+ * certificate is bounded, at most its stack reads (every push is popped and
+ * counted as a read); with max_mask_work, at most that many (one per edge). */
+static uint32_t mask_pairs_bound(const gcg_matcher *m)
+{
+    const gcg_cert_entry *c = m->art->mask.cert;
+    uint64_t pairs = m->p.g.weight_live;
+    if (c && c->bounded == GCG_CERT_BOUNDED && c->max_stack_reads < pairs)
+        pairs = c->max_stack_reads;
+    if (m->max_mask_work && m->max_mask_work < pairs)
+        pairs = m->max_mask_work;
+    pairs += m->art->t.n_states;
+    return pairs > UINT32_MAX / 4 ? UINT32_MAX / 4 : (uint32_t)pairs;
+}
+
+/* Sizes the mask walk for the stack as it is now (after every commit), so
+ * that fill_mask does not allocate. */
+static gcg_status mask_reserve(gcg_matcher *m)
+{
+    if (!m->pair_weight)
+        return GCG_OK;
+    return mask_scratch_reserve(&m->mask, mask_pairs_bound(m)) ? GCG_OK : GCG_ERR_NOMEM;
+}
+
 /* ---- public API --------------------------------------------------------- */
 
 gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *opt, gcg_matcher **out)
@@ -149,11 +189,16 @@ gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *o
     m->scratch[0] = malloc((size_t)ns * sizeof *m->scratch[0]);
     m->scratch[1] = malloc((size_t)ns * sizeof *m->scratch[1]);
     m->hist = malloc(((size_t)o.max_rollback + 1) * sizeof *m->hist);
-    if (!m->front || !m->scratch[0] || !m->scratch[1] || !m->hist ||
+    brute_scratch_init(&m->brute);
+    bool mask_ok = art->mask.n_sets == 0 ||
+                   ((m->pair_weight = pair_weights(art)) &&
+                    mask_scratch_init(&m->mask, art->t.n_states + art->mask.n_trans));
+    if (!m->front || !m->scratch[0] || !m->scratch[1] || !m->hist || !mask_ok ||
         glr_init(&m->p, &art->t, o.initial_nodes, o.max_nodes) != GCG_OK) {
         gcg_matcher_free(m);
         return GCG_ERR_NOMEM;
     }
+    gss_set_weight(&m->p.g, m->pair_weight);
     uint32_t root = gss_new(&m->p.g, 0);
     if (root == GSS_NONE) {
         gcg_matcher_free(m);
@@ -162,7 +207,7 @@ gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *o
     m->front[0] = root, m->n_front = 1;
     gcg_status st = matcher_accepts(m, m->front, 1, &m->complete);
     if (st == GCG_OK)
-        st = gcg_mask_scratch_reserve(m);
+        st = mask_reserve(m);
     if (st != GCG_OK) { /* GCG_ERR_LIMIT: max_nodes cannot even hold the start */
         gcg_matcher_free(m);
         return st;
@@ -175,8 +220,9 @@ void gcg_matcher_free(gcg_matcher *m)
 {
     if (!m)
         return;
-    gcg_mask_scratch_free(m);
-    gcg_brute_scratch_free(m);
+    mask_scratch_free(&m->mask);
+    brute_scratch_free(&m->brute);
+    free(m->pair_weight);
     glr_free(&m->p);
     free(m->front), free(m->scratch[0]), free(m->scratch[1]);
     free(m->hist), free(m->hist_nodes);
@@ -209,7 +255,7 @@ gcg_status gcg_matcher_commit_bytes(gcg_matcher *m, const uint8_t *bytes, size_t
     /* The mask walk grows with the stack here, not inside fill_mask; a
      * failure leaves the commit done and fill_mask growing on demand. */
     if (st == GCG_OK)
-        gcg_mask_scratch_reserve(m);
+        mask_reserve(m);
     return st;
 }
 
@@ -309,9 +355,8 @@ void gcg_matcher_last_commit_stats(const gcg_matcher *m, gcg_commit_stats *out)
 size_t gcg_matcher_memory(const gcg_matcher *m)
 {
     size_t ns = m->art->t.n_states;
-    return sizeof *m + (size_t)gss_memory(&m->p.g) + 3 * ns * sizeof(uint32_t) +
+    return sizeof *m + glr_size(&m->p) + 3 * ns * sizeof(uint32_t) /* front, scratch[2] */ +
            (size_t)m->cap_hist_nodes * sizeof(uint32_t) + ((size_t)m->max_rollback + 1) * sizeof(hist_entry) +
-           (size_t)m->p.cap_queue * sizeof(glr_reduction) +
-           ((size_t)m->p.cap_active + m->p.cap_made + m->p.cap_shifts + 2 * ns) * sizeof(uint32_t) +
-           gcg_mask_scratch_memory(m);
+           (m->pair_weight ? (ns + 1) * sizeof(uint32_t) + mask_scratch_size(&m->mask) : 0) +
+           brute_scratch_size(&m->brute);
 }

@@ -11,7 +11,9 @@
 #define GCG_MATCHER_H
 
 #include "artifact.h"
+#include "brute_scratch.h"
 #include "glr.h"
+#include "mask_scratch.h"
 
 typedef struct hist_entry {
     uint32_t start, n;     /* nodes in hist_nodes                    */
@@ -36,8 +38,10 @@ struct gcg_matcher {
     gcg_commit_stats last_commit; /* of the last commit               */
     uint64_t max_commit_work; /* options; 0: no limit                 */
     uint32_t max_mask_work;
-    void *mask_scratch;    /* owned by mask_walk.c                    */
-    void *brute_scratch;   /* owned by bruteforce.c                   */
+    mask_scratch mask;     /* fill_mask's walk (mask_walk.c)          */
+    uint32_t *pair_weight; /* per LR state: automaton states a node of
+                              it can be paired with in a mask walk     */
+    brute_scratch brute;   /* fill_mask_bruteforce (bruteforce.c)     */
 };
 
 /* Runs bytes from frontier in[0..n_in) without committing anything: on
@@ -51,12 +55,5 @@ void matcher_release_frontier(gcg_matcher *m, const uint32_t *nodes, uint32_t n)
 
 /* Whether the text ending at this frontier is a complete sentence. */
 gcg_status matcher_accepts(gcg_matcher *m, const uint32_t *front, uint32_t n, bool *complete);
-
-/* mask_walk.c / bruteforce.c: scratch setup and teardown. */
-void gcg_mask_scratch_free(gcg_matcher *m);
-/* Sizes the mask walk for the live stack (called after every commit). */
-gcg_status gcg_mask_scratch_reserve(gcg_matcher *m);
-size_t gcg_mask_scratch_memory(const gcg_matcher *m);
-void gcg_brute_scratch_free(gcg_matcher *m);
 
 #endif /* GCG_MATCHER_H */
