@@ -30,6 +30,7 @@ gcg_status glr_init(glr *p, const gcg_tables *t, uint32_t initial_nodes, uint32_
     memset(p, 0, sizeof *p);
     p->t = t;
     p->work_limit = UINT64_MAX;
+    glr_merge_init(&p->merge);
     p->map_node = malloc((size_t)t->n_states * sizeof *p->map_node);
     p->map_stamp = calloc(t->n_states, sizeof *p->map_stamp);
     if (!p->map_node || !p->map_stamp ||
@@ -43,6 +44,7 @@ gcg_status glr_init(glr *p, const gcg_tables *t, uint32_t initial_nodes, uint32_
 void glr_free(glr *p)
 {
     gss_free(&p->g);
+    glr_merge_free(&p->merge);
     free(p->map_node), free(p->map_stamp), free(p->queue), free(p->active);
     free(p->made), free(p->shifts), free(p->layer), free(p->next), free(p->seen0), free(p->seen1), free(p->anc);
     free(p->ekeys), free(p->egen), free(p->intra);
@@ -55,7 +57,7 @@ size_t glr_size(const glr *p)
            (size_t)p->cap_queue * sizeof *p->queue +
            ((size_t)p->cap_active + p->cap_made + p->cap_shifts + p->cap_layer + p->cap_next +
             3 * (size_t)p->cap_seen + p->cap_intra) * sizeof(uint32_t) +
-           (size_t)p->ecap * (sizeof *p->ekeys + sizeof *p->egen);
+           (size_t)p->ecap * (sizeof *p->ekeys + sizeof *p->egen) + glr_merge_size(&p->merge);
 }
 
 static bool enqueue(glr *p, uint32_t node, uint32_t prod, uint32_t via_from, uint32_t via_to)
@@ -419,6 +421,10 @@ gcg_status glr_step(glr *p, const uint32_t *in, uint32_t n_in, uint32_t term, ui
         st = shift_all(p, out, &n);
         if (st == GCG_OK && n == 0)
             st = GCG_ERR_REJECTED;
+    }
+    if (st == GCG_OK && term < p->t->n_classes && glr_merge_step(&p->merge, &p->g, p->made, p->n_made, out, n)) {
+        for (uint32_t i = 0; i < n; i++) /* the frontier's holds: on the stand-ins */
+            p->map_node[p->g.nodes[out[i]].state] = out[i];
     }
     release_made(p, st == GCG_OK && term < p->t->n_classes);
     if (st == GCG_OK)

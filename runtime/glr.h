@@ -22,6 +22,7 @@
 
 #include "artifact.h"
 #include "gcg.h"
+#include "glr_merge.h"
 #include "gss.h"
 
 typedef struct glr_reduction {
@@ -56,6 +57,8 @@ typedef struct glr {
      * caller zeroes `work` and sets `work_limit` (UINT64_MAX: none); a step
      * that would pass the limit fails with GCG_ERR_LIMIT, changing nothing. */
     uint64_t work, work_limit;
+    glr_merge merge;         /* equal nodes across levels (glr_merge.h)       */
+    uint64_t merged;         /* nodes replaced by an earlier equal one, in all */
 } glr;
 
 gcg_status glr_init(glr *p, const gcg_tables *t, uint32_t initial_nodes, uint32_t max_nodes);

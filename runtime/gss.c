@@ -82,6 +82,17 @@ bool gss_linked(const gss *g, uint32_t from, uint32_t to)
     return false;
 }
 
+void gss_unlink(gss *g, uint32_t from, uint32_t prev, uint32_t e)
+{
+    uint32_t next = g->edges[e].next;
+    if (prev == GSS_NONE)
+        g->nodes[from].edge = next;
+    else
+        g->edges[prev].next = next;
+    g->edges[e].next = g->free_edge;
+    g->free_edge = e;
+}
+
 /* Frees node n (refs already 0): its edges go to the free list and the nodes
  * they point to lose a reference; those reaching zero are pushed on `work`. */
 static uint32_t free_node(gss *g, uint32_t n, uint32_t top)

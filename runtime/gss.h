@@ -52,6 +52,10 @@ bool gss_link(gss *g, uint32_t from, uint32_t to);
 
 bool gss_linked(const gss *g, uint32_t from, uint32_t to);
 
+/* Removes edge e from `from`'s list (prev: the edge before it, or GSS_NONE)
+ * and frees it; the reference it held is the caller's to drop. */
+void gss_unlink(gss *g, uint32_t from, uint32_t prev, uint32_t e);
+
 static inline void gss_retain(gss *g, uint32_t n) { g->nodes[n].refs++; }
 
 /* Drops one reference; frees the node (and, transitively, what only it

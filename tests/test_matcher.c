@@ -17,7 +17,9 @@
  *     several grammars; bits past the vocabulary are zero, extra words are
  *     untouched, a short buffer is GCG_ERR_ARG;
  *   - work limits (max_commit_work, max_mask_work) on grammars/ambiguous.gbnf:
- *     GCG_ERR_LIMIT at a known length of the run, the matcher unchanged.
+ *     GCG_ERR_LIMIT at a known length of the run, the matcher unchanged;
+ *   - two whitespace rules that meet: commit and mask work after 4,000
+ *     spaces equal to that after 40 (equal stack nodes are shared).
  *
  * "State" below is compared by a snapshot: is_complete, is_terminated,
  * rollback depth and the brute-force mask.
@@ -742,6 +744,44 @@ START_TEST(test_mask_work_limit)
 }
 END_TEST
 
+/* Two whitespace rules that meet (`value ::= [0-9]+ ws` then `ws "}"`):
+ * every space could end `value`, so each level makes a `value` node on the
+ * same node below. Equal nodes are shared across levels (glr_merge.h), so
+ * the stack keeps a constant width: a commit and a mask after 4,000 spaces
+ * do exactly the work they do after 40, and the mask is the brute force's. */
+START_TEST(test_meeting_whitespace_constant_work)
+{
+    gcg_artifact *art = compile_eos("root ::= \"{\" ws \"\\\"a\\\":\" ws value ws \"}\"\n"
+                                    "value ::= [0-9]+ ws\nws ::= [ \\t\\n]*\n");
+    gcg_matcher *m = matcher(art, 4);
+    ck_assert_int_eq(commit_str(m, "{\"a\": 1"), GCG_OK);
+    gcg_commit_stats c40, c;
+    gcg_mask_stats m40, ms;
+    uint32_t w[WORDS], b[WORDS];
+    for (uint32_t n = 1; n <= 4000; n++) {
+        ck_assert_int_eq(commit_str(m, " "), GCG_OK);
+        ck_assert_int_eq(gcg_matcher_fill_mask(m, w, WORDS), GCG_OK);
+        gcg_matcher_last_commit_stats(m, &c);
+        gcg_matcher_last_mask_stats(m, &ms);
+        if (n == 40)
+            c40 = c, m40 = ms;
+        if (n == 40 || n == 4000) {
+            ck_assert_int_eq(gcg_matcher_fill_mask_bruteforce(m, b, WORDS), GCG_OK);
+            ck_assert_mem_eq(w, b, sizeof w);
+        }
+    }
+    ck_assert_uint_eq(c.work, c40.work);
+    ck_assert_uint_eq(ms.edges, m40.edges);
+    ck_assert_uint_eq(ms.stack_reads, m40.stack_reads);
+    ck_assert_uint_eq(ms.set_ops, m40.set_ops);
+    ck_assert_uint_le(ms.edges, 4);
+    ck_assert_int_eq(commit_str(m, "}"), GCG_OK);
+    ck_assert(gcg_matcher_is_complete(m));
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
 static Suite *matcher_suite(void)
 {
     Suite *s = suite_create("matcher");
@@ -766,6 +806,7 @@ static Suite *matcher_suite(void)
     tc = tcase_create("limits");
     tcase_add_test(tc, test_commit_work_limit);
     tcase_add_test(tc, test_mask_work_limit);
+    tcase_add_test(tc, test_meeting_whitespace_constant_work);
     suite_add_tcase(s, tc);
     return s;
 }
