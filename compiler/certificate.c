@@ -136,8 +136,10 @@ gcg_status gcg_certify_whole(mask_automaton *a, const lr_tables *lr, const cfg *
     bool deterministic = lr->sr_conflicts == 0 && lr->rr_conflicts == 0;
     a->unbounded_reason = GCG_CERT_UNBOUNDED_RECURSION;
     if (a->bounded && deterministic) {
-        /* One stack: one frontier node, one edge per node read. */
-        a->whole_reads = a->whole_edges = a->max_reads;
+        /* One stack: one frontier node, one edge per node read; a read
+         * chain of max_reads transitions pops max_reads + 1 pairs (the
+         * last reads its node's edge and finds no transition). */
+        a->whole_reads = a->whole_edges = a->max_reads + 1;
         ops = ops < (uint64_t)a->max_set_ops ? ops : a->max_set_ops;
     } else if (a->bounded) {
         a->bounded = false;

@@ -223,8 +223,13 @@ START_TEST(test_worked_example)
     ck_assert_int_eq(gcg_artifact_certificate(art, &cert), GCG_OK);
     ck_assert(cert.bounded);
     ck_assert_str_eq(cert.unbounded_rule, "");
-    ck_assert_uint_eq(cert.max_stack_reads, 4);
+    /* Four reads deep: five pairs popped (the last finds no transition),
+     * each following the one edge of its node on a deterministic stack. */
+    ck_assert_uint_eq(cert.max_stack_reads, 5);
+    ck_assert_uint_eq(cert.max_edges, 5);
     ck_assert_uint_eq(cert.max_set_ops, 5);
+    ck_assert_uint_le(st.stack_reads, cert.max_stack_reads);
+    ck_assert_uint_le(st.edges, cert.max_edges);
     ck_assert_uint_ge(st.set_ops, 1);
     ck_assert_uint_le(st.set_ops, cert.max_set_ops);
     gcg_matcher_free(m);
@@ -342,7 +347,8 @@ START_TEST(test_json_certificate_bounded)
     ck_assert_str_eq(cert.unbounded_rule, "");
     ck_assert_uint_ge(cert.max_stack_reads, 1);
     ck_assert_uint_le(cert.max_stack_reads, 49); /* the prototype's longest path, 128k tokens */
-    ck_assert_uint_eq(cert.max_set_ops, cert.max_stack_reads + 1);
+    ck_assert_uint_eq(cert.max_edges, cert.max_stack_reads);
+    ck_assert_uint_le(cert.max_set_ops, cert.max_stack_reads);
     /* 300 nested arrays and objects: the reads stay under the bound. */
     gcg_matcher *m = matcher(art);
     uint32_t mask[9];
