@@ -21,6 +21,7 @@
 
 #include "batch.h"
 #include "gcg.h"
+#include "hunt.h"
 #include "measure.h"
 #include "report.h"
 #include "traces.h"
@@ -43,6 +44,7 @@ static void usage(FILE *f) {
     fputs("usage: gcg_bench --artifact A.gcg [options]\n"
           "  --traces FILE       document traces (one line of token ids per document): workload docs\n"
           "  --workloads LIST    comma-separated: docs,random-uniform,random-long,adversarial\n"
+          "                      (or just hunt: widest stacks vs the certificate, see hunt.h)\n"
           "                      (default: docs if --traces, and the three generated ones)\n"
           "  --name PREFIX       workload names are PREFIX-docs, PREFIX-random, PREFIX-random-long,\n"
           "                      PREFIX-adversarial (default GRAMMAR-VOCAB)\n"
@@ -374,6 +376,12 @@ int main(int argc, char **argv) {
     cpu_model(mc.cpu_model, sizeof mc.cpu_model);
     mc.pinned_cpu = pin(c.cpu == -2 ? (n_cpus ? cpus[n_cpus - 1] : -1) : c.cpu, cpus, n_cpus);
     if (c.dump) mkdir(c.dump, 0777);
+    if (strcmp(c.workloads, "hunt") == 0) {
+        bench_hunt_result hr;
+        gcg_status hs = bench_hunt(art, c.walks, c.walk_len, 16, c.seed, stdout, &hr);
+        gcg_artifact_free(art);
+        return hs != GCG_OK ? 3 : hr.over ? 1 : 0;
+    }
     bench_workload *w = calloc(MAX_WORKLOADS, sizeof *w);
     int n = w ? run_all(&c, art, cpus, n_cpus, w) : -1;
     rc = n < 0 ? 3 : finish(&c, w, n, &mc);

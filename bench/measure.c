@@ -75,9 +75,14 @@ static void record_step(run_ctx *c, size_t seq, uint32_t pos, uint64_t auto_ns) 
     if (ms.max_stack_reads > r->max_reads) r->max_reads = ms.max_stack_reads;
     if (ms.frontier_nodes > r->max_frontier) r->max_frontier = ms.frontier_nodes;
     if (ms.set_ops > r->max_set_ops) r->max_set_ops = ms.set_ops;
-    if (c->cert.bounded && ms.max_stack_reads > c->cert.max_stack_reads)
-        fail(c, &r->fail.reads_over_cert, "sequence %zu, token %u: %u stack reads, certificate bound %u", seq, pos,
-             ms.max_stack_reads, c->cert.max_stack_reads);
+    /* The certificate bounds one whole mask: reads and edges in total when
+     * bounded, set operations always. */
+    if (c->cert.bounded && (ms.stack_reads > c->cert.max_stack_reads || ms.edges > c->cert.max_edges))
+        fail(c, &r->fail.reads_over_cert, "sequence %zu, token %u: %u stack reads, %u edges, certificate bound %u, %u",
+             seq, pos, ms.stack_reads, ms.edges, c->cert.max_stack_reads, c->cert.max_edges);
+    if (ms.set_ops > c->cert.max_set_ops)
+        fail(c, &r->fail.reads_over_cert, "sequence %zu, token %u: %u set operations, certificate bound %u", seq, pos,
+             ms.set_ops, c->cert.max_set_ops);
     if (!c->bf_stride || c->step != c->bf_next) return;
     uint64_t t0 = bench_now_ns();
     gcg_status st = gcg_matcher_fill_mask_bruteforce(c->m, c->bf_mask, c->words);
@@ -226,7 +231,7 @@ gcg_status bench_measure_run(const gcg_artifact *art, const bench_seqset *seqs, 
     run_ctx c = {.art = art, .words = gcg_artifact_mask_words(art), .bf_stride = opt->bf_every, .r = r,
                  .bf_budget_ns = (uint64_t)(opt->bf_budget_s * 1e9), .total_steps = seqs->n_tok + seqs->n_seq};
     c.eos = gcg_artifact_eos(art, &c.n_eos);
-    if (gcg_artifact_certificate(art, &c.cert) != GCG_OK) c.cert.bounded = false;
+    if (gcg_artifact_certificate(art, &c.cert) != GCG_OK) c.cert.bounded = false, c.cert.max_set_ops = UINT32_MAX;
     gcg_status st = gcg_matcher_new(art, NULL, &c.m, NULL);
     if (st != GCG_OK) return st;
     c.mask = calloc(c.words + 1, sizeof *c.mask);

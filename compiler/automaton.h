@@ -48,7 +48,9 @@ typedef struct mask_automaton {
     uint32_t *state_lhs;          /* per automaton state: a pending lhs (reports) */
     /* certificate */
     bool bounded;
-    uint32_t max_reads, max_set_ops;
+    uint32_t max_reads, max_set_ops;  /* per frontier node (gcg_certify)          */
+    uint32_t whole_reads, whole_edges, whole_set_ops; /* one whole fill_mask     */
+    uint32_t unbounded_reason;    /* GCG_CERT_* of artifact_format.h           */
     uint64_t max_bytes;
     char unbounded_rule[64];
     uint64_t sim_steps;           /* trie-edge visits during construction      */

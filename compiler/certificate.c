@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "artifact_format.h"
 #include "certificate.h"
 #include "scc.h"
 
@@ -76,4 +77,75 @@ gcg_status gcg_certify(mask_automaton *a, const cfg *g, uint32_t n_lr_states, co
     a->max_set_ops = a->bounded ? a->max_reads + 1 : 0;
     free(comp), free(adj), free(first), free(reads), free(bytes), free(order);
     return st;
+}
+
+/* Set operations of one mask: each frontier state's root set and each
+ * transition's set are OR-ed at most once (mask_walk.c skips repeats), so
+ * the roots plus the transitions reachable from roots bound every mask. */
+static gcg_status dedupe_set_ops(const mask_automaton *a, uint32_t n_lr_states, uint64_t *out)
+{
+    bool *seen = calloc((size_t)a->n_states + 1, 1);
+    uint32_t *queue = malloc(((size_t)a->n_states + 1) * sizeof *queue), n = 0;
+    if (!seen || !queue) {
+        free(seen), free(queue);
+        return GCG_ERR_NOMEM;
+    }
+    uint64_t ops = n_lr_states;
+    for (uint32_t s = 0; s < n_lr_states; s++)
+        if (a->root_d[s] != NONE && !seen[a->root_d[s]])
+            seen[a->root_d[s]] = true, queue[n++] = a->root_d[s];
+    for (uint32_t h = 0; h < n; h++) {
+        uint32_t d = queue[h];
+        ops += a->trans_start[d + 1] - a->trans_start[d];
+        for (uint32_t k = a->trans_start[d]; k < a->trans_start[d + 1]; k++) {
+            uint32_t nx = a->trans[k].next;
+            if (nx != NONE && !seen[nx])
+                seen[nx] = true, queue[n++] = nx;
+        }
+    }
+    free(seen), free(queue);
+    *out = ops;
+    return GCG_OK;
+}
+
+/* A rule with a GLR conflict: the lhs of the first reduce in a conflict cell. */
+static void conflict_rule(mask_automaton *a, const lr_tables *lr, const cfg *g, const char *const *rule_names)
+{
+    for (size_t c = 0; c < (size_t)lr->n_states * lr->n_terms; c++) {
+        uint32_t act = lr->action[c];
+        if (GCG_ACT_KIND(act) != GCG_ACT_MULTI)
+            continue;
+        const uint32_t *m = lr->multi + GCG_ACT_ARG(act);
+        for (uint32_t i = 1; i <= m[0]; i++) {
+            if (GCG_ACT_KIND(m[i]) != GCG_ACT_REDUCE)
+                continue;
+            uint32_t lhs = lr->prod_lhs[GCG_ACT_ARG(m[i])], rule = g->nts[lhs].rule;
+            snprintf(a->unbounded_rule, sizeof a->unbounded_rule, "%s",
+                     rule != UINT32_MAX && rule_names ? rule_names[rule] : g->nts[lhs].name);
+            return;
+        }
+    }
+}
+
+gcg_status gcg_certify_whole(mask_automaton *a, const lr_tables *lr, const cfg *g, const char *const *rule_names)
+{
+    uint64_t ops;
+    gcg_status st = dedupe_set_ops(a, lr->n_states, &ops);
+    if (st != GCG_OK)
+        return st;
+    bool deterministic = lr->sr_conflicts == 0 && lr->rr_conflicts == 0;
+    a->unbounded_reason = GCG_CERT_UNBOUNDED_RECURSION;
+    if (a->bounded && deterministic) {
+        /* One stack: one frontier node, one edge per node read; a read
+         * chain of max_reads transitions pops max_reads + 1 pairs (the
+         * last reads its node's edge and finds no transition). */
+        a->whole_reads = a->whole_edges = a->max_reads + 1;
+        ops = ops < (uint64_t)a->max_set_ops ? ops : a->max_set_ops;
+    } else if (a->bounded) {
+        a->bounded = false;
+        a->unbounded_reason = GCG_CERT_UNBOUNDED_AMBIGUITY;
+        conflict_rule(a, lr, g, rule_names);
+    }
+    a->whole_set_ops = ops > UINT32_MAX ? UINT32_MAX : (uint32_t)ops;
+    return GCG_OK;
 }

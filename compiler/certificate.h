@@ -11,9 +11,17 @@
 
 #include "automaton.h"
 #include "cfg.h"
+#include "lr_build.h"
 
 /* Fills a->bounded, max_reads, max_set_ops, max_bytes and unbounded_rule.
  * `rule_names` (GBNF rule names, may be NULL) name the rule of a cycle. */
 gcg_status gcg_certify(mask_automaton *a, const cfg *g, uint32_t n_lr_states, const char *const *rule_names);
+
+/* The bound of one whole fill_mask from the per-node bound: with no LR
+ * conflict the stack is a single path (one frontier node, one edge per
+ * node); with conflicts the frontier and fan-out can grow with the input,
+ * so reads and edges are unbounded for ambiguity, naming a conflicting
+ * rule. Set operations are bounded in every case (whole_set_ops). */
+gcg_status gcg_certify_whole(mask_automaton *a, const lr_tables *lr, const cfg *g, const char *const *rule_names);
 
 #endif /* GCG_CERTIFICATE_H */

@@ -3,7 +3,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "artifact_format.h"
 #include "automaton.h"
+#include "certificate.h"
 #include "byteclass.h"
 #include "compile.h"
 #include "container_write.h"
@@ -49,7 +51,7 @@ static gcg_status build_tables(compilation *c, const char *src, size_t len,
     if (st == GCG_OK)
         st = gcg_lower(&c->ast, &c->g, &opt->limits, diag);
     if (st == GCG_OK)
-        st = gcg_normalize(&c->g, &c->ast, diag);
+        st = gcg_normalize_latency(&c->g, &c->ast, diag);
     if (st == GCG_OK)
         st = gcg_byteclass_build(&c->g, &c->bc);
     double t1 = now();
@@ -82,6 +84,8 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const toke
         names[r] = c->ast.rules[r].name;
     mask_automaton a;
     gcg_status st = gcg_automaton_build(&c->g, &c->lr, v, trie, c->bc.class_of, &opt->limits, names, &a, diag);
+    if (st == GCG_OK)
+        st = gcg_certify_whole(&a, &c->lr, &c->g, names);
     free(names);
     stats->trie_nodes = trie->n_nodes;
     if (st != GCG_OK)
@@ -91,8 +95,10 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const toke
     stats->token_sets = a.n_sets;
     if (!a.bounded && opt->strict_latency) {
         gcg_diag_add(diag, GCG_SEV_ERROR, 0, 0,
-                     "latency unbounded: masks may read arbitrarily deep because of rule \"%s\" "
-                     "(--strict-latency)", a.unbounded_rule);
+                     "latency unbounded: masks may read arbitrarily %s because of rule \"%s\" "
+                     "(--strict-latency)",
+                     a.unbounded_reason == GCG_CERT_UNBOUNDED_AMBIGUITY ? "wide (ambiguity)" : "deep",
+                     a.unbounded_rule);
         st = GCG_ERR_LIMIT;
     }
     if (st == GCG_OK)

@@ -171,8 +171,9 @@ gcg_status gcg_emit_automaton(const mask_automaton *a, uint32_t n_lr_states, gcg
     if (st == GCG_OK) {
         gcg_cert_entry ce;
         memset(&ce, 0, sizeof ce);
-        ce.bounded = a->bounded, ce.max_stack_reads = a->max_reads, ce.max_set_ops = a->max_set_ops;
-        ce.max_bytes = a->max_bytes;
+        ce.bounded = a->bounded ? GCG_CERT_BOUNDED : a->unbounded_reason;
+        ce.max_stack_reads = a->whole_reads, ce.max_set_ops = a->whole_set_ops;
+        ce.max_edges = a->whole_edges, ce.max_bytes = a->max_bytes;
         memcpy(ce.unbounded_rule, a->unbounded_rule, sizeof ce.unbounded_rule);
         st = gcg_writer_add(w, GCG_SEC_CERTIFICATE, &ce, sizeof ce);
     }

@@ -532,6 +532,13 @@ static void print_certificate(FILE *out, const gcg_certificate *c)
                 c->max_stack_reads, c->max_set_ops, (unsigned long long)c->max_bytes);
     else
         fprintf(out, "certificate: unbounded (rule %s)\n", c->unbounded_rule);
+    if (c->bounded)
+        fprintf(out, "certificate per mask: %u stack reads, %u edges, %u set operations\n", c->max_stack_reads,
+                c->max_edges, c->max_set_ops);
+    else
+        fprintf(out, "certificate per mask: unbounded stack reads and edges (%s, rule %s), %u set operations\n",
+                c->unbounded_reason == GCG_UNBOUNDED_AMBIGUITY ? "ambiguity" : "recursion", c->unbounded_rule,
+                c->max_set_ops);
 }
 
 static void print_summary(const char *output, const gcgc_vocab *v, const gcgc_stats *s)

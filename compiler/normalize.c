@@ -470,85 +470,234 @@ static gcg_status dedupe(cfg *g)
     return st;
 }
 
-/* ---- right recursion that is only a list ------------------------------- */
+/* ---- tail recursion ---------------------------------------------------- */
 
-/* Whether every production of `a` (listed in ix) is either free of `a`
- * (a base) or ends with its only occurrence of `a` (a step), with at least
- * one of each: then L(a) = (steps)* (bases). */
-static bool is_tail_list(const cfg *g, const cfg_index *ix, uint32_t a)
+#define TAIL_MAX_PRODS 4096 /* new productions one component may add */
+
+/* A group of nonterminals that call each other only in tail position
+ * (A -> α B with B in the group, α free of the group; or A -> β with β free
+ * of it) is a right-linear system: L(E) for an entry E is α1 .. αk β along a
+ * walk E = B0 -> B1 .. -> Bk -> β. The left-linear form reads the same words
+ * with the stack kept shallow: X[E,B] derives the α's of walks from E to B,
+ * (α may use members of the group: the equations L(B) = ∪ α L(C) ∪ β have
+ * the least solution L(E) = walks, whatever the α's languages are),
+ *     X[E,E] -> ε        X[E,C] -> X[E,B] α   for B -> α C
+ *     E -> X[E,B] β      for B -> β,
+ * so a run of prefixes ("- - - 1", "a, b, c") is reduced as it is read and
+ * the mask never reads through it. A plain list A -> α A | β is the case of
+ * one symbol and one entry. Recursion in the middle (brackets) stays: its
+ * depth is the input's, and a mask reads it only as deep as a token closes. */
+typedef struct tail_ctx {
+    cfg *g;
+    cfg_index ix;
+    uint32_t *comp;       /* tail-graph component of each nonterminal */
+    uint32_t *x;          /* per nonterminal: X[E, it] for the entry in work, or NONE */
+    uint32_t *queue;
+    bool *drop;           /* per production: replaced */
+    uint32_t n0, p0;      /* nonterminals and productions before the rewrite */
+    bool general;         /* groups and α using members; else plain lists only */
+} tail_ctx;
+
+#define TNONE UINT32_MAX
+
+/* The last item of p if it is a nonterminal of component c, else TNONE. */
+static uint32_t tail_member(const tail_ctx *t, uint32_t p, uint32_t c)
 {
-    bool base = false, step = false;
-    for (uint32_t i = ix->first[a]; i < ix->first[a + 1]; i++) {
-        const cfg_prod *pr = &g->prods[ix->list[i]];
-        uint32_t uses = 0;
-        for (uint32_t k = 0; k < pr->len; k++)
-            uses += g->rhs[pr->rhs + k] == a;
-        if (uses == 0)
-            base = true;
-        else if (uses == 1 && pr->len > 1 && g->rhs[pr->rhs + pr->len - 1] == a)
-            step = true;
-        else
-            return false;
-    }
-    return base && step;
+    const cfg_prod *pr = &t->g->prods[p];
+    if (pr->len == 0)
+        return TNONE;
+    uint32_t s = t->g->rhs[pr->rhs + pr->len - 1];
+    return !CFG_IS_TERM(s) && t->comp[s] == c ? s : TNONE;
 }
 
-/* A -> α A | β (right recursion that only builds a list) becomes
- * A -> L β, L -> L α | ε: the same language, but the list grows on the left,
- * so the stack stays shallow and masks read a bounded depth. Grammars written
- * in BNF style (chars ::= "" | char chars) then cost what X* costs. */
-static gcg_status tail_lists_to_left(cfg *g)
+/* Whether component c has a tail cycle (two members, or a member ending a
+ * production of its own) and does not hold the start symbol. */
+static bool tail_cyclic(const tail_ctx *t, uint32_t c, uint32_t *n_prods)
 {
-    cfg_index ix;
-    if (cfg_index_build(g, &ix) != GCG_OK)
-        return GCG_ERR_NOMEM;
-    uint32_t n_nts = g->n_nts;
-    gcg_status st = GCG_OK;
-    for (uint32_t a = 0; a < n_nts && st == GCG_OK; a++) {
-        if (a == g->start || !is_tail_list(g, &ix, a))
+    bool self = false;
+    uint32_t members = 0;
+    *n_prods = 0;
+    for (uint32_t a = 0; a < t->n0; a++) {
+        if (t->comp[a] != c)
             continue;
-        char name[200];
-        snprintf(name, sizeof name, "%s/list", g->nts[a].name);
-        uint32_t l = cfg_add_nt(g, name, CFG_NT_REPEAT, g->nts[a].rule);
-        if (l == UINT32_MAX || cfg_add_prod(g, l, NULL, 0) == UINT32_MAX) {
-            st = GCG_ERR_NOMEM;
-            break;
-        }
-        for (uint32_t i = ix.first[a]; i < ix.first[a + 1] && st == GCG_OK; i++) {
-            cfg_prod *pr = &g->prods[ix.list[i]];
-            uint32_t *r = g->rhs + pr->rhs;
-            if (pr->len > 0 && r[pr->len - 1] == a) { /* α A  ->  L -> L α */
-                memmove(r + 1, r, (size_t)(pr->len - 1) * sizeof *r);
-                r[0] = l;
-                pr->lhs = l;
-            } else {                    /* β  ->  A -> L β (a new rhs) */
-                uint32_t len = pr->len, *buf = malloc(((size_t)len + 1) * sizeof *buf);
-                if (!buf) {
-                    st = GCG_ERR_NOMEM;
-                    break;
-                }
-                buf[0] = l;
-                memcpy(buf + 1, r, (size_t)len * sizeof *buf);
-                pr->lhs = UINT32_MAX; /* replaced: dropped below */
-                if (cfg_add_prod(g, a, buf, len + 1) == UINT32_MAX)
-                    st = GCG_ERR_NOMEM;
-                free(buf);
-            }
+        if (a == t->g->start)
+            return false;
+        members++;
+        for (uint32_t i = t->ix.first[a]; i < t->ix.first[a + 1]; i++, (*n_prods)++)
+            self |= tail_member(t, t->ix.list[i], c) == a;
+    }
+    return members > 1 || self;
+}
+
+/* Whether nonterminal a of component c is used other than as the last item
+ * of a production of c: the rewrite must keep its language. Members inside
+ * α are such uses too: α is copied as it is, so they stay (as entries). */
+static bool tail_entry(const tail_ctx *t, uint32_t a, uint32_t c)
+{
+    const cfg *g = t->g;
+    for (uint32_t p = 0; p < t->p0; p++) {
+        const cfg_prod *pr = &g->prods[p];
+        uint32_t n = pr->len - (t->comp[pr->lhs] == c && pr->len > 0);
+        for (uint32_t k = 0; k < n; k++)
+            if (g->rhs[pr->rhs + k] == a)
+                return true;
+    }
+    return false;
+}
+
+/* A one-member group A -> α A | β with A nowhere in α or β: the only
+ * rewrite gcg_normalize does on its own (it keeps the grammar's ambiguity
+ * and LR states as written; gcg_normalize_latency does the rest). */
+static bool tail_plain_list(const tail_ctx *t, uint32_t c)
+{
+    const cfg *g = t->g;
+    uint32_t members = 0;
+    for (uint32_t a = 0; a < t->n0; a++) {
+        if (t->comp[a] != c)
+            continue;
+        members++;
+        for (uint32_t i = t->ix.first[a]; i < t->ix.first[a + 1]; i++) {
+            const cfg_prod *pr = &g->prods[t->ix.list[i]];
+            for (uint32_t k = 0; k + 1 < pr->len; k++)
+                if (g->rhs[pr->rhs + k] == a)
+                    return false;
+            if (pr->len == 1 && g->rhs[pr->rhs] == a)
+                return false;
         }
     }
-    cfg_index_free(&ix);
-    if (st != GCG_OK)
-        return st;
-    bool *keep = malloc(g->n_prods ? g->n_prods : 1);
-    if (!keep)
+    return members == 1;
+}
+
+/* X[e, b], made on first use. */
+static uint32_t tail_x(tail_ctx *t, uint32_t e, uint32_t b, uint32_t *n_q)
+{
+    if (t->x[b] != TNONE)
+        return t->x[b];
+    char name[200];
+    if (b == e)
+        snprintf(name, sizeof name, "%s/list", t->g->nts[e].name);
+    else
+        snprintf(name, sizeof name, "%s/list>%s", t->g->nts[e].name, t->g->nts[b].name);
+    uint32_t x = cfg_add_nt(t->g, name, CFG_NT_REPEAT, t->g->nts[e].rule);
+    if (x != TNONE) {
+        t->x[b] = x;
+        t->queue[(*n_q)++] = b;
+    }
+    return x;
+}
+
+/* head followed by the first `len` items of production p (copied: adding
+ * productions may move g->rhs). */
+static gcg_status tail_add(cfg *g, uint32_t lhs, uint32_t head, uint32_t p, uint32_t len)
+{
+    uint32_t *buf = malloc(((size_t)len + 1) * sizeof *buf);
+    if (!buf)
         return GCG_ERR_NOMEM;
-    for (uint32_t p = 0; p < g->n_prods; p++) {
-        keep[p] = g->prods[p].lhs != UINT32_MAX;
-        if (!keep[p])
-            g->prods[p].lhs = 0;
+    buf[0] = head;
+    memcpy(buf + 1, g->rhs + g->prods[p].rhs, (size_t)len * sizeof *buf);
+    gcg_status st = cfg_add_prod(g, lhs, buf, len + 1) == UINT32_MAX ? GCG_ERR_NOMEM : GCG_OK;
+    free(buf);
+    return st;
+}
+
+/* The left-linear productions of entry e of component c (see above). */
+static gcg_status tail_rewrite_entry(tail_ctx *t, uint32_t e, uint32_t c)
+{
+    cfg *g = t->g;
+    for (uint32_t a = 0; a < t->n0; a++)
+        t->x[a] = TNONE;
+    uint32_t n_q = 0;
+    uint32_t xe = tail_x(t, e, e, &n_q);
+    if (xe == TNONE || cfg_add_prod(g, xe, NULL, 0) == UINT32_MAX)
+        return GCG_ERR_NOMEM;
+    for (uint32_t h = 0; h < n_q; h++) {
+        uint32_t b = t->queue[h], xb = t->x[b];
+        for (uint32_t i = t->ix.first[b]; i < t->ix.first[b + 1]; i++) {
+            uint32_t p = t->ix.list[i], len = g->prods[p].len, m = tail_member(t, p, c);
+            gcg_status st = GCG_OK;
+            if (m == TNONE) {
+                st = tail_add(g, e, xb, p, len);
+            } else if (!(m == b && len == 1)) { /* X -> X says nothing */
+                uint32_t xm = tail_x(t, e, m, &n_q);
+                st = xm == TNONE ? GCG_ERR_NOMEM : tail_add(g, xm, xb, p, len - 1);
+            }
+            if (st != GCG_OK)
+                return st;
+        }
     }
-    st = cfg_compact(g, keep);
-    free(keep);
+    return GCG_OK;
+}
+
+/* Rewrites component c if it is right-linear and small enough. */
+static gcg_status tail_rewrite(tail_ctx *t, uint32_t c)
+{
+    uint32_t n_prods, n_entries = 0, n0 = t->n0;
+    if (!tail_cyclic(t, c, &n_prods) || (!t->general && !tail_plain_list(t, c)))
+        return GCG_OK;
+    for (uint32_t a = 0; a < n0; a++)
+        n_entries += t->comp[a] == c && tail_entry(t, a, c);
+    if ((uint64_t)n_entries * n_prods > TAIL_MAX_PRODS)
+        return GCG_OK;
+    for (uint32_t a = 0; a < n0; a++) {
+        if (t->comp[a] != c)
+            continue;
+        if (tail_entry(t, a, c)) {
+            gcg_status st = tail_rewrite_entry(t, a, c);
+            if (st != GCG_OK)
+                return st;
+        }
+        for (uint32_t i = t->ix.first[a]; i < t->ix.first[a + 1]; i++)
+            t->drop[t->ix.list[i]] = true;
+    }
+    return GCG_OK;
+}
+
+/* Components of the tail graph (A -> B when a production of A ends in B). */
+static gcg_status tail_components(tail_ctx *t, uint32_t *n_comp)
+{
+    const cfg *g = t->g;
+    uint32_t n = g->n_nts;
+    uint32_t *first = calloc((size_t)n + 1, sizeof *first);
+    uint32_t *adj = malloc((size_t)(g->n_prods ? g->n_prods : 1) * sizeof *adj);
+    gcg_status st = first && adj ? GCG_OK : GCG_ERR_NOMEM;
+    for (uint32_t a = 0; a < n && st == GCG_OK; a++) {
+        first[a + 1] = first[a];
+        for (uint32_t i = t->ix.first[a]; i < t->ix.first[a + 1]; i++) {
+            const cfg_prod *pr = &g->prods[t->ix.list[i]];
+            if (pr->len && !CFG_IS_TERM(g->rhs[pr->rhs + pr->len - 1]))
+                adj[first[a + 1]++] = g->rhs[pr->rhs + pr->len - 1];
+        }
+    }
+    if (st == GCG_OK)
+        st = gcg_scc(n, first, adj, t->comp, n_comp);
+    free(first), free(adj);
+    return st;
+}
+
+static gcg_status tail_recursion_to_left(cfg *g, bool general)
+{
+    tail_ctx t = {.g = g, .n0 = g->n_nts, .p0 = g->n_prods, .general = general};
+    uint32_t n = g->n_nts, n_comp = 0, p0 = g->n_prods;
+    if (cfg_index_build(g, &t.ix) != GCG_OK)
+        return GCG_ERR_NOMEM;
+    t.comp = malloc((size_t)(n ? n : 1) * sizeof *t.comp);
+    t.x = malloc((size_t)(n ? n : 1) * sizeof *t.x);
+    t.queue = malloc((size_t)(n ? n : 1) * sizeof *t.queue);
+    t.drop = calloc(p0 ? p0 : 1, 1);
+    gcg_status st = t.comp && t.x && t.queue && t.drop ? GCG_OK : GCG_ERR_NOMEM;
+    if (st == GCG_OK)
+        st = tail_components(&t, &n_comp);
+    for (uint32_t c = 0; c < n_comp && st == GCG_OK; c++)
+        st = tail_rewrite(&t, c);
+    bool *keep = st == GCG_OK ? malloc(g->n_prods ? g->n_prods : 1) : NULL;
+    if (st == GCG_OK && !keep)
+        st = GCG_ERR_NOMEM;
+    for (uint32_t p = 0; st == GCG_OK && p < g->n_prods; p++)
+        keep[p] = p >= p0 || !t.drop[p];
+    if (st == GCG_OK)
+        st = cfg_compact(g, keep);
+    free(keep), free(t.comp), free(t.x), free(t.queue), free(t.drop);
+    cfg_index_free(&t.ix);
     return st;
 }
 
@@ -573,11 +722,11 @@ static gcg_status single_start(cfg *g)
     return GCG_OK;
 }
 
-gcg_status gcg_normalize(cfg *g, const gbnf_grammar *ast, gcg_diag *diag)
+static gcg_status normalize(cfg *g, const gbnf_grammar *ast, gcg_diag *diag, bool general)
 {
     gcg_status st = reduce_grammar(g, ast, diag);
     if (st == GCG_OK)
-        st = tail_lists_to_left(g);
+        st = tail_recursion_to_left(g, general);
     for (uint32_t round = 0; st == GCG_OK; round++) {
         if (round == MAX_ROUNDS) {
             gcg_diag_add(diag, GCG_SEV_ERROR, 0, 0,
@@ -613,4 +762,14 @@ gcg_status gcg_normalize(cfg *g, const gbnf_grammar *ast, gcg_diag *diag)
     if (st == GCG_OK)
         st = single_start(g);
     return st;
+}
+
+gcg_status gcg_normalize(cfg *g, const gbnf_grammar *ast, gcg_diag *diag)
+{
+    return normalize(g, ast, diag, false);
+}
+
+gcg_status gcg_normalize_latency(cfg *g, const gbnf_grammar *ast, gcg_diag *diag)
+{
+    return normalize(g, ast, diag, true);
 }

@@ -26,7 +26,15 @@
 #include "diag.h"
 #include "gbnf.h"
 
-/* `ast` names rules in messages. */
+/* `ast` names rules in messages. Plain right-recursive lists A -> α A | β
+ * become left-recursive; other recursion is kept as written. */
 gcg_status gcg_normalize(cfg *g, const gbnf_grammar *ast, gcg_diag *diag);
+
+/* gcg_normalize, and every group of rules that recurse in tail position
+ * (mutual, unary-prefix: unary ::= "-" unary | primary) is rewritten into
+ * the left-linear form of the same language, so no stack grows with a run
+ * of prefixes and the mask automaton has no cycle from it. What the
+ * compiler uses: a recognizer needs the language, not the parse tree. */
+gcg_status gcg_normalize_latency(cfg *g, const gbnf_grammar *ast, gcg_diag *diag);
 
 #endif /* GCG_NORMALIZE_H */

@@ -247,6 +247,9 @@ static gcg_status load_automaton(gcg_artifact *a, gcg_error *err)
     m->cert = (const gcg_cert_entry *)gcg_container_section(&a->c, GCG_SEC_CERTIFICATE, &size);
     if (!m->cert || size != sizeof *m->cert)
         return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "certificate section missing or of the wrong size");
+    if (m->cert->bounded > GCG_CERT_UNBOUNDED_AMBIGUITY)
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "certificate: unknown bound kind %u",
+                             m->cert->bounded);
     return GCG_OK;
 }
 
@@ -368,7 +371,11 @@ gcg_status gcg_artifact_certificate(const gcg_artifact *a, gcg_certificate *out)
     if (!c)
         return GCG_ERR_NO_VOCAB;
     memset(out, 0, sizeof *out);
-    out->bounded = c->bounded != 0;
+    out->bounded = c->bounded == GCG_CERT_BOUNDED;
+    out->max_edges = c->max_edges;
+    out->unbounded_reason = c->bounded == GCG_CERT_BOUNDED ? GCG_UNBOUNDED_NONE
+                            : c->bounded == GCG_CERT_UNBOUNDED_AMBIGUITY ? GCG_UNBOUNDED_AMBIGUITY
+                                                                          : GCG_UNBOUNDED_RECURSION;
     out->max_stack_reads = c->max_stack_reads;
     out->max_set_ops = c->max_set_ops;
     out->max_bytes = c->max_bytes;

@@ -106,12 +106,19 @@ typedef struct gcg_trans_entry {
     uint32_t next;    /* automaton state or GCG_NO_STATE */
 } gcg_trans_entry;
 
+/* The bound of one whole fill_mask (every frontier node, every edge). `bounded`
+ * is GCG_CERT_BOUNDED or the reason there is no bound; set operations are
+ * bounded always (each automaton transition's set is OR-ed at most once per
+ * mask), so max_set_ops is meaningful in every case. */
+#define GCG_CERT_UNBOUNDED_RECURSION 0u /* a cycle of the automaton: a run read through */
+#define GCG_CERT_BOUNDED 1u
+#define GCG_CERT_UNBOUNDED_AMBIGUITY 2u /* GLR conflicts: frontier and fan-out may grow */
 typedef struct gcg_cert_entry {
-    uint32_t bounded;
-    uint32_t max_stack_reads;
-    uint32_t max_set_ops;
-    uint32_t reserved;
-    uint64_t max_bytes;
+    uint32_t bounded;         /* GCG_CERT_*                                     */
+    uint32_t max_stack_reads; /* stack nodes whose edges one mask reads         */
+    uint32_t max_set_ops;     /* token-set unions of one mask                   */
+    uint32_t max_edges;       /* GSS edges one mask follows                     */
+    uint64_t max_bytes;       /* per frontier node                              */
     char unbounded_rule[64];
 } gcg_cert_entry;
 #define GCG_MAX_STATES 0x3FFFFFFFu

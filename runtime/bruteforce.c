@@ -8,54 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "brute_scratch.h"
 #include "matcher.h"
-
-/* One trie level being walked: the node, the child to try next, and the
- * frontier (with holds) after the node's prefix. */
-typedef struct brute_frame {
-    uint32_t node, child;
-    uint32_t start, n;   /* frontier nodes in brute_scratch.nodes */
-} brute_frame;
-
-typedef struct brute_scratch {
-    brute_frame *frames;
-    uint32_t cap_frames;
-    uint32_t *nodes;
-    uint32_t n_nodes, cap_nodes;
-} brute_scratch;
-
-void gcg_brute_scratch_free(gcg_matcher *m)
-{
-    brute_scratch *b = m->brute_scratch;
-    if (b) {
-        free(b->frames), free(b->nodes);
-        free(b);
-    }
-    m->brute_scratch = NULL;
-}
-
-static bool reserve(brute_scratch *b, uint32_t frames, uint32_t nodes)
-{
-    if (frames > b->cap_frames) {
-        uint32_t c = b->cap_frames ? b->cap_frames * 2 : 64;
-        while (c < frames)
-            c *= 2;
-        brute_frame *f = realloc(b->frames, (size_t)c * sizeof *f);
-        if (!f)
-            return false;
-        b->frames = f, b->cap_frames = c;
-    }
-    if (nodes > b->cap_nodes) {
-        uint32_t c = b->cap_nodes ? b->cap_nodes * 2 : 256;
-        while (c < nodes)
-            c *= 2;
-        uint32_t *q = realloc(b->nodes, (size_t)c * sizeof *q);
-        if (!q)
-            return false;
-        b->nodes = q, b->cap_nodes = c;
-    }
-    return true;
-}
 
 static void set_tokens(const gcg_trie_view *t, uint32_t node, uint32_t *words)
 {
@@ -72,12 +26,12 @@ static gcg_status try_child(gcg_matcher *m, brute_scratch *b, uint32_t *depth, u
     f->child = t->end[c]; /* next sibling */
     uint32_t *out, n_out;
     size_t bad;
-    gcg_status st = matcher_run_bytes(m, b->nodes + f->start, f->n, &t->byte[c], 1, &out, &n_out, &bad);
+    gcg_status st = matcher_run_bytes(m, b->nodes + f->start, f->n, &t->byte[c], 1, &out, &n_out, &bad, NULL);
     if (st == GCG_ERR_REJECTED)
         return GCG_OK;
     if (st != GCG_OK)
         return st;
-    if (!reserve(b, *depth + 2, f->start + f->n + n_out)) {
+    if (!brute_scratch_reserve(b, *depth + 2, f->start + f->n + n_out)) {
         matcher_release_frontier(m, out, n_out);
         return GCG_ERR_NOMEM;
     }
@@ -92,7 +46,7 @@ static gcg_status try_child(gcg_matcher *m, brute_scratch *b, uint32_t *depth, u
 static gcg_status walk(gcg_matcher *m, brute_scratch *b, uint32_t *words)
 {
     const gcg_trie_view *t = &m->art->trie;
-    if (!reserve(b, 1, m->n_front))
+    if (!brute_scratch_reserve(b, 1, m->n_front))
         return GCG_ERR_NOMEM;
     memcpy(b->nodes, m->front, (size_t)m->n_front * sizeof *m->front);
     b->frames[0] = (brute_frame){0, 1, 0, m->n_front}; /* the root's holds are the matcher's */
@@ -124,9 +78,7 @@ gcg_status gcg_matcher_fill_mask_bruteforce(gcg_matcher *m, uint32_t *words, siz
     memset(words, 0, need * sizeof *words);
     if (m->terminated)
         return GCG_OK;
-    if (!m->brute_scratch && !(m->brute_scratch = calloc(1, sizeof(brute_scratch))))
-        return GCG_ERR_NOMEM;
-    gcg_status st = walk(m, m->brute_scratch, words);
+    gcg_status st = walk(m, &m->brute, words); /* outside a commit: no work limit */
     if (st != GCG_OK)
         return st;
     for (uint32_t i = 0; m->complete && i < v->n_eos; i++)

@@ -13,9 +13,10 @@
  * number of matchers on any number of threads. A matcher is used by one thread
  * at a time. The library has no global mutable state.
  *
- * Memory: gcg_matcher_new allocates the matcher's pools up front; commit and
- * fill_mask do not allocate once the pools are large enough for the sequence
- * (the pools grow geometrically; gcg_matcher_options sizes them up front).
+ * Memory: gcg_matcher_new allocates the matcher's pools up front; a commit
+ * allocates only when the stack outgrows them (the pools grow geometrically;
+ * gcg_matcher_options sizes them up front), and sizes the next mask's working
+ * memory before it returns, so fill_mask never allocates.
  */
 #ifndef GCG_H
 #define GCG_H
@@ -129,7 +130,25 @@ typedef struct gcg_matcher_options {
                                 (default 4096; the pool grows when needed)            */
     uint32_t max_nodes;      /* hard limit on live stack nodes; a commit that would
                                 exceed it fails with GCG_ERR_LIMIT (default 1<<26)    */
+    uint64_t max_commit_work; /* 0 (default): no limit. Otherwise the most work one
+                                commit may do, in units of one LR action read, one
+                                stack edge followed or one edge made (what
+                                gcg_commit_stats.work counts); a commit that would
+                                pass it fails with GCG_ERR_LIMIT, state unchanged   */
+    uint32_t max_mask_work;  /* 0 (default): no limit. Otherwise the most stack edges
+                                one fill_mask may follow (gcg_mask_stats.edges);
+                                past it fill_mask returns GCG_ERR_LIMIT, the mask
+                                words are unspecified and the matcher unchanged     */
 } gcg_matcher_options;
+
+/* Work limits in practice. A grammar whose certificate (section 5) is bounded
+ * needs no mask limit: every mask follows at most max_edges edges, whatever
+ * the input. For an unbounded grammar (typically an ambiguous one, e.g.
+ * `e ::= e e | ...`) one commit can cost time quadratic in the text and a
+ * mask time linear in it, so a server that accepts grammars from users should
+ * set both limits (e.g. max_commit_work 1<<20, about a millisecond, and
+ * max_mask_work 1<<16) and treat GCG_ERR_LIMIT as "this grammar is too
+ * ambiguous for this text": roll back, or end the sequence. */
 
 /* Fills *opt with the defaults. */
 GCG_API void gcg_matcher_options_default(gcg_matcher_options *opt);
@@ -187,7 +206,9 @@ GCG_API bool gcg_matcher_is_terminated(const gcg_matcher *m);
  * Bits at or past the vocabulary size are zero. n_words must be at least
  * gcg_artifact_mask_words(); words past that are left untouched.
  * Reads the stack once with the artifact's mask automaton; never allocates.
- * After EOS has been committed the mask is empty. */
+ * After EOS has been committed the mask is empty. GCG_ERR_LIMIT when the walk
+ * would follow more than max_mask_work edges (the words are then unspecified;
+ * the matcher is unchanged). */
 GCG_API gcg_status gcg_matcher_fill_mask(gcg_matcher *m, uint32_t *words, size_t n_words);
 
 /* The same mask computed the naive way: every token's bytes are tried against
@@ -199,12 +220,29 @@ GCG_API gcg_status gcg_matcher_fill_mask_bruteforce(gcg_matcher *m, uint32_t *wo
 /* 5. Introspection                                                       */
 /* ===================================================================== */
 
-/* The worst-case bound the compiler proved for fill_mask (see gcgc compile). */
+/* The worst-case bound the compiler proved for one whole fill_mask (every
+ * frontier node, every stack edge), for any input. Set operations (the
+ * 16 KB ORs that dominate a mask) are bounded for every grammar: each
+ * automaton transition's token set is OR-ed at most once per mask.
+ * When !bounded, stack reads and edges have no bound: `unbounded_reason`
+ * says why and `unbounded_rule` names a rule. In practice "unbounded" means
+ * a mask (and a commit) can cost time proportional to the committed text
+ * (a run read through) or worse (ambiguity: e.g. cubic in the input for
+ * grammars like grammars/ambiguous.gbnf); a server taking user grammars
+ * should then set the work limits of gcg_matcher_options. */
+typedef enum gcg_unbounded_reason {
+    GCG_UNBOUNDED_NONE = 0,
+    GCG_UNBOUNDED_RECURSION = 1, /* recursion the mask must read through             */
+    GCG_UNBOUNDED_AMBIGUITY = 2  /* GLR conflicts: frontier and fan-out may grow      */
+} gcg_unbounded_reason;
+
 typedef struct gcg_certificate {
     bool bounded;              /* false: some mask may read unboundedly deep          */
-    uint32_t max_stack_reads;  /* deepest stack read of any mask per frontier node    */
-    uint32_t max_set_ops;      /* most token-set unions per frontier node             */
+    uint32_t max_stack_reads;  /* stack nodes whose edges one mask reads, in total    */
+    uint32_t max_set_ops;      /* token-set unions of one mask (bounded always)       */
+    uint32_t max_edges;        /* stack edges one mask follows, in total              */
     uint64_t max_bytes;        /* most bytes of token sets touched per frontier node  */
+    gcg_unbounded_reason unbounded_reason;
     char unbounded_rule[64];   /* when !bounded: a grammar rule that causes it        */
 } gcg_certificate;
 
@@ -214,12 +252,25 @@ GCG_API gcg_status gcg_artifact_certificate(const gcg_artifact *art, gcg_certifi
 typedef struct gcg_mask_stats {
     uint32_t frontier_nodes;   /* stack tops read                                    */
     uint32_t max_stack_reads;  /* deepest read below any top                          */
-    uint32_t set_ops;          /* token-set unions performed                          */
+    uint32_t set_ops;          /* token-set unions performed (every one)              */
+    uint32_t stack_reads;      /* stack nodes whose edges were read, in total         */
+    uint32_t edges;            /* stack edges followed, in total                      */
 } gcg_mask_stats;
 
 GCG_API void gcg_matcher_last_mask_stats(const gcg_matcher *m, gcg_mask_stats *out);
 
-/* Bytes currently held by the matcher (pools and history). */
+/* What the last commit (token, bytes or EOS; successful or not) did. */
+typedef struct gcg_commit_stats {
+    uint64_t work;             /* actions read + stack edges followed or made        */
+    uint64_t max_step_work;    /* the most of it spent on one step (a byte, or the
+                                  end-of-input check that sets is_complete)         */
+} gcg_commit_stats;
+
+GCG_API void gcg_matcher_last_commit_stats(const gcg_matcher *m, gcg_commit_stats *out);
+
+/* Bytes currently held by the matcher: the stack pools, the GLR step's work
+ * arrays, history, and both mask builders' working memory (the sum of each
+ * part's own size). */
 GCG_API size_t gcg_matcher_memory(const gcg_matcher *m);
 
 #ifdef __cplusplus

@@ -18,10 +18,19 @@ static bool push_u32(uint32_t **a, uint32_t *n, uint32_t *cap, uint32_t v)
     return true;
 }
 
+/* Counts n units of work; false once the step's budget is passed. */
+static inline bool spend(glr *p, uint64_t n)
+{
+    p->work += n;
+    return p->work <= p->work_limit;
+}
+
 gcg_status glr_init(glr *p, const gcg_tables *t, uint32_t initial_nodes, uint32_t max_nodes)
 {
     memset(p, 0, sizeof *p);
     p->t = t;
+    p->work_limit = UINT64_MAX;
+    glr_merge_init(&p->merge);
     p->map_node = malloc((size_t)t->n_states * sizeof *p->map_node);
     p->map_stamp = calloc(t->n_states, sizeof *p->map_stamp);
     if (!p->map_node || !p->map_stamp ||
@@ -35,10 +44,20 @@ gcg_status glr_init(glr *p, const gcg_tables *t, uint32_t initial_nodes, uint32_
 void glr_free(glr *p)
 {
     gss_free(&p->g);
+    glr_merge_free(&p->merge);
     free(p->map_node), free(p->map_stamp), free(p->queue), free(p->active);
     free(p->made), free(p->shifts), free(p->layer), free(p->next), free(p->seen0), free(p->seen1), free(p->anc);
     free(p->ekeys), free(p->egen), free(p->intra);
     memset(p, 0, sizeof *p);
+}
+
+size_t glr_size(const glr *p)
+{
+    return (size_t)gss_memory(&p->g) + 2 * (size_t)p->t->n_states * sizeof(uint32_t) +
+           (size_t)p->cap_queue * sizeof *p->queue +
+           ((size_t)p->cap_active + p->cap_made + p->cap_shifts + p->cap_layer + p->cap_next +
+            3 * (size_t)p->cap_seen + p->cap_intra) * sizeof(uint32_t) +
+           (size_t)p->ecap * (sizeof *p->ekeys + sizeof *p->egen) + glr_merge_size(&p->merge);
 }
 
 static bool enqueue(glr *p, uint32_t node, uint32_t prod, uint32_t via_from, uint32_t via_to)
@@ -176,12 +195,16 @@ static gcg_status redo_through(glr *p, uint32_t w, uint32_t u, uint32_t term, bo
     /* Ancestors of w over this level's own edges (few: ε-chains). */
     for (bool grew = true; grew;) {
         grew = false;
+        if (!spend(p, p->n_intra / 2))
+            return GCG_ERR_LIMIT;
         for (uint32_t i = 0; i < p->n_intra; i += 2)
             if (p->anc[p->intra[i + 1]] == p->anc_gen && p->anc[p->intra[i]] != p->anc_gen) {
                 p->anc[p->intra[i]] = p->anc_gen;
                 grew = true;
             }
     }
+    if (!spend(p, p->n_made))
+        return GCG_ERR_LIMIT;
     for (uint32_t i = 0; i < p->n_made; i++)
         if (p->anc[p->made[i]] == p->anc_gen && !actions(p, p->made[i], term, w, u, accept))
             return GCG_ERR_NOMEM;
@@ -192,6 +215,8 @@ static gcg_status redo_through(glr *p, uint32_t w, uint32_t u, uint32_t term, bo
 static gcg_status reduce_to(glr *p, uint32_t u, uint32_t prod, uint32_t term, bool *accept)
 {
     const gcg_tables *t = p->t;
+    if (!spend(p, 1)) /* the edge it links */
+        return GCG_ERR_LIMIT;
     uint32_t s = t->go[(size_t)p->g.nodes[u].state * t->n_nts + t->prods[prod].lhs];
     if (s == GCG_NO_GOTO)
         return GCG_OK; /* cannot happen with tables from gcgc; a dead path otherwise */
@@ -264,6 +289,8 @@ static gcg_status reduce_paths(glr *p, glr_reduction r, uint32_t term, bool *acc
     if (r.via_from == GSS_NONE) { /* a plain stack: follow single edges */
         uint32_t v = r.node, d = 0;
         for (; d < len; d++) {
+            if (!spend(p, 1))
+                return GCG_ERR_LIMIT;
             uint32_t e = p->g.nodes[v].edge;
             if (e == GSS_NONE || p->g.edges[e].next != GSS_NONE)
                 break;
@@ -298,6 +325,8 @@ static gcg_status reduce_paths(glr *p, glr_reduction r, uint32_t term, bool *acc
             }
             for (uint32_t e = g->nodes[v].edge; e != GSS_NONE; e = g->edges[e].next) {
                 uint32_t to = g->edges[e].to;
+                if (!spend(p, 1))
+                    return GCG_ERR_LIMIT;
                 /* A path that has not crossed the late edge yet must stay on
                  * this level, where the edge's source is: prune the others. */
                 if (!used && !at_level(p, to))
@@ -327,6 +356,8 @@ static gcg_status shift_all(glr *p, uint32_t *out, uint32_t *n_out)
     p->stamp++; /* a fresh level for the shifted nodes */
     gcg_status st = GCG_OK;
     uint32_t n = 0;
+    if (!spend(p, p->n_shifts / 2))
+        return GCG_ERR_LIMIT;
     for (uint32_t i = 0; i < p->n_shifts; i += 2) {
         uint32_t v = p->shifts[i], s = p->shifts[i + 1], x;
         if (p->map_stamp[s] == p->stamp) {
@@ -378,7 +409,9 @@ gcg_status glr_step(glr *p, const uint32_t *in, uint32_t n_in, uint32_t term, ui
         st = push_u32(&p->active, &p->n_active, &p->cap_active, in[i]) ? GCG_OK : GCG_ERR_NOMEM;
     /* Read actions of every active node; reductions may activate more. */
     for (uint32_t i = 0, q = 0; st == GCG_OK && (i < p->n_active || q < p->n_queue);) {
-        if (i < p->n_active)
+        if (!spend(p, 1))
+            st = GCG_ERR_LIMIT;
+        else if (i < p->n_active)
             st = actions(p, p->active[i++], term, GSS_NONE, GSS_NONE, accept) ? GCG_OK : GCG_ERR_NOMEM;
         else
             st = reduce_paths(p, p->queue[q++], term, accept);
@@ -388,6 +421,10 @@ gcg_status glr_step(glr *p, const uint32_t *in, uint32_t n_in, uint32_t term, ui
         st = shift_all(p, out, &n);
         if (st == GCG_OK && n == 0)
             st = GCG_ERR_REJECTED;
+    }
+    if (st == GCG_OK && term < p->t->n_classes && glr_merge_step(&p->merge, &p->g, p->made, p->n_made, out, n)) {
+        for (uint32_t i = 0; i < n; i++) /* the frontier's holds: on the stand-ins */
+            p->map_node[p->g.nodes[out[i]].state] = out[i];
     }
     release_made(p, st == GCG_OK && term < p->t->n_classes);
     if (st == GCG_OK)

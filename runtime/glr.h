@@ -22,6 +22,7 @@
 
 #include "artifact.h"
 #include "gcg.h"
+#include "glr_merge.h"
 #include "gss.h"
 
 typedef struct glr_reduction {
@@ -52,17 +53,26 @@ typedef struct glr {
     uint32_t *egen, ecap, en, egen_cur;
     uint32_t *intra;         /* edges between nodes of this level (pairs)     */
     uint32_t n_intra, cap_intra;
+    /* Work: one unit per action read, stack edge followed or edge made. The
+     * caller zeroes `work` and sets `work_limit` (UINT64_MAX: none); a step
+     * that would pass the limit fails with GCG_ERR_LIMIT, changing nothing. */
+    uint64_t work, work_limit;
+    glr_merge merge;         /* equal nodes across levels (glr_merge.h)       */
+    uint64_t merged;         /* nodes replaced by an earlier equal one, in all */
 } glr;
 
 gcg_status glr_init(glr *p, const gcg_tables *t, uint32_t initial_nodes, uint32_t max_nodes);
 void glr_free(glr *p);
 
+/* Bytes held: the GSS pools and every work array of the step. */
+size_t glr_size(const glr *p);
+
 /* Reads terminal `term` (a byte class, or t->n_classes for end of input)
  * from the frontier in[0..n_in). On success `out` receives the new frontier
  * (each node holding one reference for the caller) and *n_out its size; for
  * end of input *n_out is 0 and *accept says whether the text is complete.
- * GCG_ERR_REJECTED when nothing can shift; GCG_ERR_LIMIT / GCG_ERR_NOMEM when
- * a pool is exhausted. On any error nothing changes. `out` must have room for
+ * GCG_ERR_REJECTED when nothing can shift; GCG_ERR_LIMIT when a pool or the
+ * work limit is exhausted, GCG_ERR_NOMEM when memory is. On any error nothing changes. `out` must have room for
  * t->n_states entries. */
 gcg_status glr_step(glr *p, const uint32_t *in, uint32_t n_in, uint32_t term, uint32_t *out,
                     uint32_t *n_out, bool *accept);

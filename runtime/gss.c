@@ -54,6 +54,7 @@ uint32_t gss_new(gss *g, uint32_t state)
     }
     g->nodes[n] = (gss_node){state, 1, GSS_NONE};
     g->live++;
+    g->weight_live += g->weight ? g->weight[state] : 0;
     return n;
 }
 
@@ -81,6 +82,17 @@ bool gss_linked(const gss *g, uint32_t from, uint32_t to)
     return false;
 }
 
+void gss_unlink(gss *g, uint32_t from, uint32_t prev, uint32_t e)
+{
+    uint32_t next = g->edges[e].next;
+    if (prev == GSS_NONE)
+        g->nodes[from].edge = next;
+    else
+        g->edges[prev].next = next;
+    g->edges[e].next = g->free_edge;
+    g->free_edge = e;
+}
+
 /* Frees node n (refs already 0): its edges go to the free list and the nodes
  * they point to lose a reference; those reaching zero are pushed on `work`. */
 static uint32_t free_node(gss *g, uint32_t n, uint32_t top)
@@ -94,6 +106,7 @@ static uint32_t free_node(gss *g, uint32_t n, uint32_t top)
             g->work[top++] = to; /* the work stack never exceeds the node count */
         e = next;
     }
+    g->weight_live -= g->weight ? g->weight[g->nodes[n].state] : 0;
     g->nodes[n].edge = g->free_node;
     g->nodes[n].state = GSS_NONE;
     g->free_node = n;
@@ -128,4 +141,13 @@ uint64_t gss_memory(const gss *g)
 {
     return (uint64_t)g->cap_nodes * sizeof *g->nodes + (uint64_t)g->cap_edges * sizeof *g->edges +
            (uint64_t)g->cap_work * sizeof *g->work;
+}
+
+void gss_set_weight(gss *g, const uint32_t *weight)
+{
+    g->weight = weight;
+    g->weight_live = 0;
+    for (uint32_t n = 0; weight && n < g->n_nodes; n++)
+        if (g->nodes[n].state != GSS_NONE)
+            g->weight_live += weight[g->nodes[n].state];
 }

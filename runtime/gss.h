@@ -36,6 +36,8 @@ typedef struct gss {
     uint32_t max_nodes;
     uint32_t *work;  /* release cascade stack */
     uint32_t cap_work;
+    const uint32_t *weight; /* per LR state, or NULL; borrowed               */
+    uint64_t weight_live;   /* sum of weight[state] over the live nodes      */
 } gss;
 
 bool gss_init(gss *g, uint32_t initial_nodes, uint32_t max_nodes);
@@ -50,6 +52,10 @@ bool gss_link(gss *g, uint32_t from, uint32_t to);
 
 bool gss_linked(const gss *g, uint32_t from, uint32_t to);
 
+/* Removes edge e from `from`'s list (prev: the edge before it, or GSS_NONE)
+ * and frees it; the reference it held is the caller's to drop. */
+void gss_unlink(gss *g, uint32_t from, uint32_t prev, uint32_t e);
+
 static inline void gss_retain(gss *g, uint32_t n) { g->nodes[n].refs++; }
 
 /* Drops one reference; frees the node (and, transitively, what only it
@@ -58,5 +64,10 @@ void gss_release(gss *g, uint32_t n);
 
 /* Bytes held by the pools. */
 uint64_t gss_memory(const gss *g);
+
+/* Keeps weight_live = the sum of weight[state] over live nodes (the mask
+ * walk sizes its scratch by it). Call while only `weight`-less nodes, or
+ * none, are live: the sum starts from the nodes live now. */
+void gss_set_weight(gss *g, const uint32_t *weight);
 
 #endif /* GCG_GSS_H */

@@ -4,32 +4,12 @@
  * pairs (automaton state D, stack node) are walked down the GSS edges, each
  * step OR-ing Acc(D, q) for the state q read below and stopping where D is
  * done. Pairs already visited are skipped, so a shared stack is read once.
- * The walk allocates only when its work list outgrows every earlier mask. */
+ * The walk does not allocate: the matcher sizes its scratch at every commit
+ * for the most pairs a mask can push (matcher.c, mask_pairs_bound). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "matcher.h"
-
-typedef struct walk_item { uint32_t d, node, depth; } walk_item;
-
-typedef struct mask_scratch {
-    walk_item *stack;
-    uint32_t cap_stack;
-    uint64_t *seen;        /* open-addressing set of (d << 32 | node), per call */
-    uint32_t *seen_gen;
-    uint32_t cap_seen, gen;
-    uint32_t n_seen;       /* entries marked in this call */
-} mask_scratch;
-
-void gcg_mask_scratch_free(gcg_matcher *m)
-{
-    mask_scratch *s = m->mask_scratch;
-    if (s) {
-        free(s->stack), free(s->seen), free(s->seen_gen);
-        free(s);
-    }
-    m->mask_scratch = NULL;
-}
 
 /* words |= set. A dense set is OR-ed 64 bits at a time (the mask and the
  * sets are 64-byte aligned in practice; word order is the same). With
@@ -68,66 +48,26 @@ static const gcg_trans_entry *trans_of(const gcg_mask_view *v, uint32_t d, uint3
     return lo < v->trans_start[d + 1] && v->trans[lo].q == q ? &v->trans[lo] : NULL;
 }
 
-static uint32_t seen_hash(uint64_t key, uint32_t cap)
-{
-    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
-}
-
-/* Grows the seen-set to hold `need` entries at half load, keeping the marks
- * of the current call. */
-static bool seen_grow(mask_scratch *s, uint32_t need)
-{
-    uint32_t cap = s->cap_seen ? s->cap_seen : 256;
-    while (cap < 2 * need)
-        cap *= 2;
-    if (cap == s->cap_seen)
-        return true;
-    uint64_t *k = malloc((size_t)cap * sizeof *k);
-    uint32_t *g = calloc(cap, sizeof *g);
-    if (!k || !g) {
-        free(k), free(g);
-        return false;
-    }
-    uint32_t gen = s->gen ? s->gen : 1;
-    for (uint32_t i = 0; i < s->cap_seen; i++) {
-        if (s->seen_gen[i] != s->gen || s->gen == 0)
-            continue;
-        uint32_t h = seen_hash(s->seen[i], cap);
-        while (g[h] == gen)
-            h = (h + 1) & (cap - 1);
-        g[h] = gen, k[h] = s->seen[i];
-    }
-    free(s->seen), free(s->seen_gen);
-    s->seen = k, s->seen_gen = g, s->cap_seen = cap, s->gen = gen;
-    return true;
-}
-
-/* Marks the pair; false if it was already marked in this call. */
-static bool seen_add(mask_scratch *s, uint32_t d, uint32_t node)
-{
-    uint64_t key = ((uint64_t)d << 32) | node;
-    uint32_t h = seen_hash(key, s->cap_seen);
-    while (s->seen_gen[h] == s->gen) {
-        if (s->seen[h] == key)
-            return false;
-        h = (h + 1) & (s->cap_seen - 1);
-    }
-    s->seen_gen[h] = s->gen, s->seen[h] = key;
-    s->n_seen++;
-    return true;
-}
-
+/* Pushes a pair; the scratch was sized for the pairs of this mask at the
+ * last commit (mask_scratch.h), so growing here means the artifact's
+ * certificate was wrong: stay correct, at the price of an allocation. */
 static bool push(mask_scratch *s, uint32_t *n, walk_item it)
 {
-    if (*n == s->cap_stack) {
-        uint32_t cap = s->cap_stack ? s->cap_stack * 2 : 64;
-        walk_item *q = realloc(s->stack, (size_t)cap * sizeof *q);
-        if (!q)
-            return false;
-        s->stack = q, s->cap_stack = cap;
-    }
+    if (*n == s->cap_stack && !mask_scratch_reserve(s, s->cap_stack * 2))
+        return false;
     s->stack[(*n)++] = it;
     return true;
+}
+
+/* ORs set `set` unless the same root state or transition (`key`) already
+ * did in this call: the set is the same, so the certificate can bound set
+ * operations by the automaton's size whatever the stack's shape. */
+static void or_once(gcg_matcher *m, mask_scratch *s, uint32_t key, uint32_t set, uint32_t *words, bool first)
+{
+    if (!mask_scratch_or_first(s, key))
+        return;
+    or_set(&m->art->mask, set, words, first);
+    m->last.set_ops++;
 }
 
 /* Walks the pairs reachable from the frontier's roots. */
@@ -138,27 +78,28 @@ static gcg_status walk(gcg_matcher *m, mask_scratch *s, uint32_t *words)
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->n_front; i++) {
         uint32_t st = g->nodes[m->front[i]].state;
-        or_set(v, v->root_acc[st], words, i == 0);
-        m->last.set_ops++;
+        or_once(m, s, st, v->root_acc[st], words, i == 0);
         if (v->root_d[st] != GCG_NO_STATE && !push(s, &n, (walk_item){v->root_d[st], m->front[i], 0}))
             return GCG_ERR_NOMEM;
     }
     while (n) {
         walk_item it = s->stack[--n];
+        m->last.stack_reads++;
         for (uint32_t e = g->nodes[it.node].edge; e != GSS_NONE; e = g->edges[e].next) {
             uint32_t below = g->edges[e].to;
+            if (++m->last.edges > m->max_mask_work && m->max_mask_work)
+                return GCG_ERR_LIMIT;
             const gcg_trans_entry *t = trans_of(v, it.d, g->nodes[below].state);
             if (!t)
                 continue;
-            or_set(v, t->acc, words, false);
-            m->last.set_ops++;
+            or_once(m, s, m->art->t.n_states + (uint32_t)(t - v->trans), t->acc, words, false);
             if (it.depth + 1 > m->last.max_stack_reads)
                 m->last.max_stack_reads = it.depth + 1;
             /* Keep the set at most half full (every pushed pair is marked,
              * and a dense stack pushes many more pairs than it pops). */
-            if (2 * (s->n_seen + 1) > s->cap_seen && !seen_grow(s, s->n_seen + 1))
+            if (2 * (s->n_seen + 1) > s->cap_seen && !mask_scratch_reserve(s, s->n_seen + 1))
                 return GCG_ERR_NOMEM;
-            if (t->next != GCG_NO_STATE && seen_add(s, t->next, below) &&
+            if (t->next != GCG_NO_STATE && mask_scratch_mark(s, t->next, below) &&
                 !push(s, &n, (walk_item){t->next, below, it.depth + 1}))
                 return GCG_ERR_NOMEM;
         }
@@ -182,18 +123,8 @@ gcg_status gcg_matcher_fill_mask(gcg_matcher *m, uint32_t *words, size_t n_words
         memset(words, 0, need * sizeof *words);
         return GCG_OK;
     }
-    if (!m->mask_scratch && !(m->mask_scratch = calloc(1, sizeof(mask_scratch))))
-        return GCG_ERR_NOMEM;
-    mask_scratch *s = m->mask_scratch;
-    /* The seen-set holds at most one entry per (automaton state, live node)
-     * pair visited; size it for the live GSS so the walk never rehashes. */
-    if (!seen_grow(s, m->p.g.live + 64))
-        return GCG_ERR_NOMEM;
-    s->n_seen = 0;
-    if (++s->gen == 0) {
-        memset(s->seen_gen, 0, (size_t)s->cap_seen * sizeof *s->seen_gen);
-        s->gen = 1;
-    }
+    mask_scratch *s = &m->mask; /* sized by gcg_matcher_new and every commit */
+    mask_scratch_begin(s);
     gcg_status st = walk(m, s, words);
     if (st != GCG_OK)
         return st;

@@ -10,6 +10,22 @@ void gcg_matcher_options_default(gcg_matcher_options *opt)
     opt->max_rollback = 32;
     opt->initial_nodes = 4096;
     opt->max_nodes = 1u << 26;
+    opt->max_commit_work = 0;
+    opt->max_mask_work = 0;
+}
+
+/* A commit's work budget (glr.h counts the units). */
+static void commit_begin(gcg_matcher *m)
+{
+    memset(&m->last_commit, 0, sizeof m->last_commit);
+    m->p.work = 0;
+    m->p.work_limit = m->max_commit_work ? m->max_commit_work : UINT64_MAX;
+}
+
+static void commit_end(gcg_matcher *m)
+{
+    m->last_commit.work = m->p.work;
+    m->p.work_limit = UINT64_MAX;
 }
 
 void matcher_release_frontier(gcg_matcher *m, const uint32_t *nodes, uint32_t n)
@@ -19,7 +35,7 @@ void matcher_release_frontier(gcg_matcher *m, const uint32_t *nodes, uint32_t n)
 }
 
 gcg_status matcher_run_bytes(gcg_matcher *m, const uint32_t *in, uint32_t n_in, const uint8_t *bytes,
-                             size_t n, uint32_t **out, uint32_t *n_out, size_t *bad)
+                             size_t n, uint32_t **out, uint32_t *n_out, size_t *bad, uint64_t *max_step)
 {
     const gcg_tables *t = &m->art->t;
     const uint32_t *cur = in;
@@ -27,7 +43,10 @@ gcg_status matcher_run_bytes(gcg_matcher *m, const uint32_t *in, uint32_t n_in, 
     bool owned = false, accept;
     for (size_t i = 0; i < n; i++) {
         uint32_t *next = m->scratch[which], n_next;
+        uint64_t w0 = m->p.work;
         gcg_status st = glr_step(&m->p, cur, n_cur, t->class_of[bytes[i]], next, &n_next, &accept);
+        if (max_step && m->p.work - w0 > *max_step)
+            *max_step = m->p.work - w0;
         if (owned)
             matcher_release_frontier(m, cur, n_cur);
         if (st != GCG_OK) {
@@ -107,6 +126,46 @@ static gcg_status advance(gcg_matcher *m, const uint32_t *nodes, uint32_t n, boo
     return GCG_OK;
 }
 
+/* ---- mask scratch --------------------------------------------------------- */
+
+/* Per LR state q: the automaton transitions on q that lead on (t.next).
+ * A walk marks a pair (t.next, node) only for such a transition on the
+ * node's state, so a node of state q is in at most this many pairs. */
+static uint32_t *pair_weights(const gcg_artifact *art)
+{
+    const gcg_mask_view *v = &art->mask;
+    uint32_t *w = calloc((size_t)art->t.n_states + 1, sizeof *w);
+    for (uint32_t k = 0; w && k < v->n_trans; k++)
+        if (v->trans[k].next != GCG_NO_STATE)
+            w[v->trans[k].q]++;
+    return w;
+}
+
+/* The most pairs the next mask can push: one per frontier node (its root)
+ * plus the marked pairs, which are at most the live nodes' weights; when the
+ * certificate is bounded, at most its stack reads (every push is popped and
+ * counted as a read); with max_mask_work, at most that many (one per edge). */
+static uint32_t mask_pairs_bound(const gcg_matcher *m)
+{
+    const gcg_cert_entry *c = m->art->mask.cert;
+    uint64_t pairs = m->p.g.weight_live;
+    if (c && c->bounded == GCG_CERT_BOUNDED && c->max_stack_reads < pairs)
+        pairs = c->max_stack_reads;
+    if (m->max_mask_work && m->max_mask_work < pairs)
+        pairs = m->max_mask_work;
+    pairs += m->art->t.n_states;
+    return pairs > UINT32_MAX / 4 ? UINT32_MAX / 4 : (uint32_t)pairs;
+}
+
+/* Sizes the mask walk for the stack as it is now (after every commit), so
+ * that fill_mask does not allocate. */
+static gcg_status mask_reserve(gcg_matcher *m)
+{
+    if (!m->pair_weight)
+        return GCG_OK;
+    return mask_scratch_reserve(&m->mask, mask_pairs_bound(m)) ? GCG_OK : GCG_ERR_NOMEM;
+}
+
 /* ---- public API --------------------------------------------------------- */
 
 gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *opt,
@@ -128,17 +187,24 @@ gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *o
         return gcg_error_set(err, GCG_ERR_NOMEM, GCG_NO_OFFSET, "matcher: out of memory");
     m->art = art;
     m->max_rollback = o.max_rollback;
+    m->max_commit_work = o.max_commit_work;
+    m->max_mask_work = o.max_mask_work;
     uint32_t ns = art->t.n_states;
     m->front = malloc((size_t)ns * sizeof *m->front);
     m->scratch[0] = malloc((size_t)ns * sizeof *m->scratch[0]);
     m->scratch[1] = malloc((size_t)ns * sizeof *m->scratch[1]);
     m->hist = malloc(((size_t)o.max_rollback + 1) * sizeof *m->hist);
-    if (!m->front || !m->scratch[0] || !m->scratch[1] || !m->hist ||
+    brute_scratch_init(&m->brute);
+    bool mask_ok = art->mask.n_sets == 0 ||
+                   ((m->pair_weight = pair_weights(art)) &&
+                    mask_scratch_init(&m->mask, art->t.n_states + art->mask.n_trans));
+    if (!m->front || !m->scratch[0] || !m->scratch[1] || !m->hist || !mask_ok ||
         glr_init(&m->p, &art->t, o.initial_nodes, o.max_nodes) != GCG_OK) {
         gcg_matcher_free(m);
         return gcg_error_set(err, GCG_ERR_NOMEM, GCG_NO_OFFSET,
                              "matcher: out of memory for %u stack nodes", o.initial_nodes);
     }
+    gss_set_weight(&m->p.g, m->pair_weight);
     uint32_t root = gss_new(&m->p.g, 0);
     if (root == GSS_NONE) {
         gcg_matcher_free(m);
@@ -146,6 +212,8 @@ gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *o
     }
     m->front[0] = root, m->n_front = 1;
     gcg_status st = matcher_accepts(m, m->front, 1, &m->complete);
+    if (st == GCG_OK)
+        st = mask_reserve(m);
     if (st != GCG_OK) { /* GCG_ERR_LIMIT: max_nodes cannot even hold the start */
         gcg_matcher_free(m);
         return gcg_error_set(err, st, GCG_NO_OFFSET,
@@ -160,8 +228,9 @@ void gcg_matcher_free(gcg_matcher *m)
 {
     if (!m)
         return;
-    gcg_mask_scratch_free(m);
-    gcg_brute_scratch_free(m);
+    mask_scratch_free(&m->mask);
+    brute_scratch_free(&m->brute);
+    free(m->pair_weight);
     glr_free(&m->p);
     free(m->front), free(m->scratch[0]), free(m->scratch[1]);
     free(m->hist), free(m->hist_nodes);
@@ -177,14 +246,25 @@ gcg_status gcg_matcher_commit_bytes(gcg_matcher *m, const uint8_t *bytes, size_t
     uint32_t *out, n_out;
     size_t bad = 0;
     bool complete = false;
-    gcg_status st = matcher_run_bytes(m, m->front, m->n_front, bytes, n, &out, &n_out, &bad);
+    commit_begin(m);
+    gcg_status st = matcher_run_bytes(m, m->front, m->n_front, bytes, n, &out, &n_out, &bad,
+                                      &m->last_commit.max_step_work);
+    uint64_t w0 = m->p.work;
     if (st == GCG_OK && (st = matcher_accepts(m, out, n_out, &complete)) != GCG_OK)
         matcher_release_frontier(m, out, n_out);
+    if (m->p.work - w0 > m->last_commit.max_step_work)
+        m->last_commit.max_step_work = m->p.work - w0;
+    commit_end(m);
     if (consumed)
         *consumed = st == GCG_OK ? n : bad;
     if (st != GCG_OK)
         return st;
-    return advance(m, out, n_out, complete);
+    st = advance(m, out, n_out, complete);
+    /* The mask walk grows with the stack here, not inside fill_mask; a
+     * failure leaves the commit done and fill_mask growing on demand. */
+    if (st == GCG_OK)
+        mask_reserve(m);
+    return st;
 }
 
 gcg_status gcg_matcher_commit_eos(gcg_matcher *m)
@@ -195,6 +275,7 @@ gcg_status gcg_matcher_commit_eos(gcg_matcher *m)
         return GCG_ERR_TERMINATED;
     if (!m->complete)
         return GCG_ERR_REJECTED;
+    memset(&m->last_commit, 0, sizeof m->last_commit); /* known complete: no GLR step */
     for (uint32_t i = 0; i < m->n_front; i++)
         gss_retain(&m->p.g, m->front[i]);
     gcg_status st = advance(m, m->front, m->n_front, true);
@@ -274,11 +355,16 @@ void gcg_matcher_last_mask_stats(const gcg_matcher *m, gcg_mask_stats *out)
     *out = m->last;
 }
 
+void gcg_matcher_last_commit_stats(const gcg_matcher *m, gcg_commit_stats *out)
+{
+    *out = m->last_commit;
+}
+
 size_t gcg_matcher_memory(const gcg_matcher *m)
 {
     size_t ns = m->art->t.n_states;
-    return sizeof *m + (size_t)gss_memory(&m->p.g) + 3 * ns * sizeof(uint32_t) +
+    return sizeof *m + glr_size(&m->p) + 3 * ns * sizeof(uint32_t) /* front, scratch[2] */ +
            (size_t)m->cap_hist_nodes * sizeof(uint32_t) + ((size_t)m->max_rollback + 1) * sizeof(hist_entry) +
-           (size_t)m->p.cap_queue * sizeof(glr_reduction) +
-           ((size_t)m->p.cap_active + m->p.cap_made + m->p.cap_shifts + 2 * ns) * sizeof(uint32_t);
+           (m->pair_weight ? (ns + 1) * sizeof(uint32_t) + mask_scratch_size(&m->mask) : 0) +
+           brute_scratch_size(&m->brute);
 }

@@ -177,10 +177,12 @@ grep -q '^certificate: ' <<<"$err" && { fail=$((fail + 1)); echo "FAIL --strict-
 ls nested.gcg.tmp.* >/dev/null 2>&1 && { fail=$((fail + 1)); echo "FAIL --strict-latency left a temporary file"; } || pass=$((pass + 1))
 run "$GCGC" compile nested_list.gbnf -o nested.gcg
 check_grep "gcgc unbounded without --strict-latency" 0 err '^certificate: unbounded \(rule list\)$'
+check_grep "gcgc unbounded per mask" 0 err '^certificate per mask: unbounded stack reads and edges \(ambiguity, rule list\), [1-9][0-9]* set operations$'
 run "$GCGC" compile right_rec.gbnf -o right_rec.gcg --strict-latency
-check_grep "gcgc --strict-latency right recursion" 0 err '^certificate: at most 0 stack reads, '
+check_grep "gcgc --strict-latency right recursion" 0 err '^certificate: at most 1 stack reads, '
 run "$GCGC" compile tiny_json.gbnf -o tiny_json.gcg --vocab-hex tiny_json.hex --eos 12
-check_grep "gcgc tiny JSON certificate" 0 err '^certificate: at most 7 stack reads, 8 set operations, [0-9]+ bytes per frontier node$'
+check_grep "gcgc tiny JSON certificate" 0 err '^certificate: at most 8 stack reads, 8 set operations, [0-9]+ bytes per frontier node$'
+check_grep "gcgc tiny JSON per mask" 0 err '^certificate per mask: 8 stack reads, 8 edges, 8 set operations$'
 cert=$(grep '^certificate: ' <<<"$err")
 
 # ---- gcgc: where -o writes ---------------------------------------------------------
@@ -443,7 +445,7 @@ check_grep "info bytes256" 0 out '^vocabulary: bytes256, 256 tokens, EOS ids: no
 run "$GCG" info nested.gcg
 check_grep "info unbounded" 0 out '^certificate: unbounded \(rule list\)$'
 run "$GCG" info tiny_json.gcg
-check_grep "info tiny JSON certificate" 0 out '^certificate: at most 7 stack reads, 8 set operations, [0-9]+ bytes per frontier node$'
+check_grep "info tiny JSON certificate" 0 out '^certificate: at most 8 stack reads, 8 set operations, [0-9]+ bytes per frontier node$'
 [[ -n $cert && $(grep '^certificate: ' <<<"$out") == "$cert" ]] && pass=$((pass + 1)) ||
     { fail=$((fail + 1)); echo "FAIL gcg info certificate differs from gcgc's: $cert"; }
 run "$GCG" match tiny_json.gcg < <(printf '{"ab":[1,true,{}],"c":[]}')

@@ -15,7 +15,11 @@
  *     (with EOS 256) equal the set of bytes b for which commit_bytes(b)
  *     succeeds, and the EOS bit equals is_complete — in many states of
  *     several grammars; bits past the vocabulary are zero, extra words are
- *     untouched, a short buffer is GCG_ERR_ARG.
+ *     untouched, a short buffer is GCG_ERR_ARG;
+ *   - work limits (max_commit_work, max_mask_work) on grammars/ambiguous.gbnf:
+ *     GCG_ERR_LIMIT at a known length of the run, the matcher unchanged;
+ *   - two whitespace rules that meet: commit and mask work after 4,000
+ *     spaces equal to that after 40 (equal stack nodes are shared).
  *
  * "State" below is compared by a snapshot: is_complete, is_terminated,
  * rollback depth and the brute-force mask.
@@ -31,6 +35,15 @@
 
 #define EOS_ID 256u
 #define WORDS 9 /* 257 tokens */
+
+/* Work limits on grammars/ambiguous.gbnf after "x = " and a run of a's: the
+ * commit of the k-th a is the first to pass AMB_COMMIT_LIMIT units when
+ * k = AMB_COMMIT_LIMIT_AT; the mask after AMB_MASK_LIMIT_AT a's is the first
+ * to follow more than AMB_MASK_LIMIT edges. */
+#define AMB_COMMIT_LIMIT 10000u
+#define AMB_COMMIT_LIMIT_AT 78u
+#define AMB_MASK_LIMIT 50u
+#define AMB_MASK_LIMIT_AT 46u
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -644,6 +657,131 @@ START_TEST(test_matcher_args)
 }
 END_TEST
 
+/* ---- work limits --------------------------------------------------------- */
+
+/* grammars/ambiguous.gbnf after "x = " and k a's: e ::= e e makes one commit
+ * cost about 1.5 k^2 units (every split of the run is a reduction path) and
+ * one mask follow k + 5 stack edges. */
+static gcg_matcher *limited(const gcg_artifact *art, uint64_t commit_work, uint32_t mask_work)
+{
+    gcg_matcher_options o;
+    gcg_matcher_options_default(&o);
+    o.max_commit_work = commit_work;
+    o.max_mask_work = mask_work;
+    gcg_matcher *m = NULL;
+    ck_assert_int_eq(gcg_matcher_new(art, &o, &m), GCG_OK);
+    ck_assert_int_eq(commit_str(m, "x = "), GCG_OK);
+    return m;
+}
+
+START_TEST(test_commit_work_limit)
+{
+    char *src = read_grammar("ambiguous");
+    gcg_artifact *art = compile_eos(src);
+    free(src);
+    gcg_matcher *m = limited(art, AMB_COMMIT_LIMIT, 0);
+    gcg_commit_stats cs;
+    uint32_t k = 0;
+    gcg_status st;
+    snapshot before = snap(m);
+    while ((st = commit_str(m, "a")) == GCG_OK) {
+        gcg_matcher_last_commit_stats(m, &cs);
+        ck_assert_uint_le(cs.work, AMB_COMMIT_LIMIT);
+        ck_assert_uint_le(cs.max_step_work, cs.work);
+        before = snap(m);
+        k++;
+    }
+    ck_assert_int_eq(st, GCG_ERR_LIMIT);
+    ck_assert_uint_eq(k, AMB_COMMIT_LIMIT_AT - 1);
+    gcg_matcher_last_commit_stats(m, &cs);
+    ck_assert_uint_gt(cs.work, AMB_COMMIT_LIMIT);
+    /* Nothing changed: same mask, completeness and history; the same
+     * commit fails the same way, and a rollback makes room again. */
+    snapshot after = snap(m);
+    expect_snap(&before, &after);
+    uint32_t w[WORDS];
+    ck_assert_int_eq(gcg_matcher_fill_mask(m, w, WORDS), GCG_OK);
+    for (int i = 0; i < WORDS; i++)
+        ck_assert_uint_eq(w[i], before.mask[i]);
+    ck_assert_int_eq(commit_str(m, "a"), GCG_ERR_LIMIT);
+    ck_assert_int_eq(gcg_matcher_rollback(m, 1), GCG_OK);
+    ck_assert_int_eq(commit_str(m, "a"), GCG_OK);
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
+START_TEST(test_mask_work_limit)
+{
+    char *src = read_grammar("ambiguous");
+    gcg_artifact *art = compile_eos(src);
+    free(src);
+    gcg_matcher *m = limited(art, 0, AMB_MASK_LIMIT);
+    uint32_t w[WORDS], last[WORDS];
+    gcg_mask_stats ms;
+    uint32_t k = 0;
+    gcg_status st;
+    while ((st = gcg_matcher_fill_mask(m, w, WORDS)) == GCG_OK) {
+        gcg_matcher_last_mask_stats(m, &ms);
+        ck_assert_uint_le(ms.edges, AMB_MASK_LIMIT);
+        memcpy(last, w, sizeof w);
+        ck_assert_int_eq(commit_str(m, "a"), GCG_OK);
+        k++;
+    }
+    ck_assert_int_eq(st, GCG_ERR_LIMIT);
+    ck_assert_uint_eq(k, AMB_MASK_LIMIT_AT);
+    /* The matcher is unchanged: one step back the mask is whole again, and
+     * the brute force (which has no limit) agrees with it. */
+    ck_assert_int_eq(gcg_matcher_rollback(m, 1), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_fill_mask(m, w, WORDS), GCG_OK);
+    snapshot s = snap(m);
+    for (int i = 0; i < WORDS; i++) {
+        ck_assert_uint_eq(w[i], last[i]);
+        ck_assert_uint_eq(w[i], s.mask[i]);
+    }
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
+/* Two whitespace rules that meet (`value ::= [0-9]+ ws` then `ws "}"`):
+ * every space could end `value`, so each level makes a `value` node on the
+ * same node below. Equal nodes are shared across levels (glr_merge.h), so
+ * the stack keeps a constant width: a commit and a mask after 4,000 spaces
+ * do exactly the work they do after 40, and the mask is the brute force's. */
+START_TEST(test_meeting_whitespace_constant_work)
+{
+    gcg_artifact *art = compile_eos("root ::= \"{\" ws \"\\\"a\\\":\" ws value ws \"}\"\n"
+                                    "value ::= [0-9]+ ws\nws ::= [ \\t\\n]*\n");
+    gcg_matcher *m = matcher(art, 4);
+    ck_assert_int_eq(commit_str(m, "{\"a\": 1"), GCG_OK);
+    gcg_commit_stats c40, c;
+    gcg_mask_stats m40, ms;
+    uint32_t w[WORDS], b[WORDS];
+    for (uint32_t n = 1; n <= 4000; n++) {
+        ck_assert_int_eq(commit_str(m, " "), GCG_OK);
+        ck_assert_int_eq(gcg_matcher_fill_mask(m, w, WORDS), GCG_OK);
+        gcg_matcher_last_commit_stats(m, &c);
+        gcg_matcher_last_mask_stats(m, &ms);
+        if (n == 40)
+            c40 = c, m40 = ms;
+        if (n == 40 || n == 4000) {
+            ck_assert_int_eq(gcg_matcher_fill_mask_bruteforce(m, b, WORDS), GCG_OK);
+            ck_assert_mem_eq(w, b, sizeof w);
+        }
+    }
+    ck_assert_uint_eq(c.work, c40.work);
+    ck_assert_uint_eq(ms.edges, m40.edges);
+    ck_assert_uint_eq(ms.stack_reads, m40.stack_reads);
+    ck_assert_uint_eq(ms.set_ops, m40.set_ops);
+    ck_assert_uint_le(ms.edges, 4);
+    ck_assert_int_eq(commit_str(m, "}"), GCG_OK);
+    ck_assert(gcg_matcher_is_complete(m));
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
 static Suite *matcher_suite(void)
 {
     Suite *s = suite_create("matcher");
@@ -664,6 +802,11 @@ static Suite *matcher_suite(void)
     tcase_add_loop_test(tc, test_mask_equals_commits, 0, sizeof mask_cases / sizeof *mask_cases);
     tcase_add_test(tc, test_mask_default_vocab_has_no_eos);
     tcase_set_timeout(tc, 300);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("limits");
+    tcase_add_test(tc, test_commit_work_limit);
+    tcase_add_test(tc, test_mask_work_limit);
+    tcase_add_test(tc, test_meeting_whitespace_constant_work);
     suite_add_tcase(s, tc);
     return s;
 }

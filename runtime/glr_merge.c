@@ -1,0 +1,150 @@
+/* glr_merge.c — replace a step's nodes by equal earlier ones (see glr_merge.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "glr_merge.h"
+
+void glr_merge_init(glr_merge *mg)
+{
+    memset(mg, 0, sizeof *mg);
+}
+
+void glr_merge_free(glr_merge *mg)
+{
+    free(mg->cache), free(mg->mark), free(mg->repl), free(mg->dfs);
+    memset(mg, 0, sizeof *mg);
+}
+
+size_t glr_merge_size(const glr_merge *mg)
+{
+    return ((size_t)mg->cap_cache + 2 * (size_t)mg->cap_nodes + mg->cap_dfs) * sizeof(uint32_t);
+}
+
+/* Per-node arrays for the pool as it is, and a cache twice its size. */
+static bool reserve(glr_merge *mg, const gss *g)
+{
+    if (mg->cap_nodes < g->cap_nodes) {
+        uint32_t n = g->cap_nodes;
+        uint32_t *a = realloc(mg->mark, (size_t)n * sizeof *a);
+        if (a)
+            mg->mark = a;
+        uint32_t *b = a ? realloc(mg->repl, (size_t)n * sizeof *b) : NULL;
+        if (b)
+            mg->repl = b;
+        uint32_t *d = b ? realloc(mg->dfs, 2 * (size_t)n * sizeof *d) : NULL;
+        if (d)
+            mg->dfs = d, mg->cap_dfs = 2 * n;
+        if (!d)
+            return false;
+        memset(mg->mark + mg->cap_nodes, 0, (size_t)(n - mg->cap_nodes) * sizeof *a);
+        mg->cap_nodes = n;
+    }
+    if (mg->cap_cache < 2 * g->cap_nodes) {
+        uint32_t cap = mg->cap_cache ? mg->cap_cache : 256;
+        while (cap < 2 * g->cap_nodes)
+            cap *= 2;
+        uint32_t *c = malloc((size_t)cap * sizeof *c);
+        if (!c)
+            return false;
+        memset(c, 0xFF, (size_t)cap * sizeof *c);
+        free(mg->cache);
+        mg->cache = c, mg->cap_cache = cap;
+    }
+    return true;
+}
+
+static uint32_t slot(const glr_merge *mg, uint32_t state, uint32_t below)
+{
+    uint64_t key = (uint64_t)state << 32 | below;
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (mg->cap_cache - 1);
+}
+
+/* The earlier node equal to v (one edge, to `below`), or v itself, which
+ * then becomes the cache's entry. An entry is trusted only after checking
+ * its content: it may have been freed and reused since. */
+static uint32_t stand_in(glr_merge *mg, const gss *g, uint32_t v)
+{
+    uint32_t e = g->nodes[v].edge;
+    if (e == GSS_NONE || g->edges[e].next != GSS_NONE)
+        return v;
+    uint32_t below = g->edges[e].to, state = g->nodes[v].state, h = slot(mg, state, below);
+    uint32_t z = mg->cache[h];
+    if (z != GSS_NONE && z != v && z < g->n_nodes && mg->mark[z] != mg->gen && g->nodes[z].state == state) {
+        uint32_t ze = g->nodes[z].edge;
+        if (ze != GSS_NONE && g->edges[ze].next == GSS_NONE && g->edges[ze].to == below)
+            return z;
+    }
+    mg->cache[h] = v;
+    return v;
+}
+
+/* Points v's edges at the stand-ins of the step's nodes below it, dropping
+ * an edge that would repeat one v has. */
+static void redirect(glr_merge *mg, gss *g, uint32_t v)
+{
+    for (uint32_t prev = GSS_NONE, e = g->nodes[v].edge; e != GSS_NONE;) {
+        uint32_t to = g->edges[e].to, next = g->edges[e].next;
+        if (mg->mark[to] == mg->gen && mg->repl[to] != to) {
+            uint32_t z = mg->repl[to];
+            g->nodes[to].refs--; /* still held by the step */
+            if (gss_linked(g, v, z)) {
+                gss_unlink(g, v, prev, e);
+                e = next;
+                continue;
+            }
+            g->edges[e].to = z;
+            g->nodes[z].refs++;
+        }
+        prev = e, e = next;
+    }
+}
+
+/* Depth-first from v over the step's nodes: successors are settled first. */
+static uint32_t settle(glr_merge *mg, gss *g, uint32_t v)
+{
+    uint32_t n = 0, merged = 0;
+    mg->dfs[n++] = v, mg->dfs[n++] = g->nodes[v].edge;
+    mg->repl[v] = GSS_NONE; /* open */
+    while (n) {
+        uint32_t u = mg->dfs[n - 2], e = mg->dfs[n - 1];
+        if (e != GSS_NONE) {
+            mg->dfs[n - 1] = g->edges[e].next;
+            uint32_t to = g->edges[e].to;
+            if (mg->mark[to] == mg->gen && mg->repl[to] == GSS_NONE - 1) {
+                mg->repl[to] = GSS_NONE;
+                mg->dfs[n++] = to, mg->dfs[n++] = g->nodes[to].edge;
+            }
+            continue;
+        }
+        n -= 2;
+        redirect(mg, g, u);
+        mg->repl[u] = stand_in(mg, g, u);
+        merged += mg->repl[u] != u;
+    }
+    return merged;
+}
+
+uint32_t glr_merge_step(glr_merge *mg, gss *g, const uint32_t *made, uint32_t n_made, uint32_t *out,
+                        uint32_t n_out)
+{
+    if (!reserve(mg, g))
+        return 0;
+    if (++mg->gen == 0) {
+        memset(mg->mark, 0, (size_t)mg->cap_nodes * sizeof *mg->mark);
+        mg->gen = 1;
+    }
+    for (uint32_t i = 0; i < n_made; i++)
+        mg->mark[made[i]] = mg->gen, mg->repl[made[i]] = GSS_NONE - 1; /* unvisited */
+    uint32_t merged = 0;
+    for (uint32_t i = 0; i < n_made; i++)
+        if (mg->repl[made[i]] == GSS_NONE - 1)
+            merged += settle(mg, g, made[i]);
+    for (uint32_t i = 0; merged && i < n_out; i++) {
+        uint32_t z = mg->repl[out[i]];
+        if (z != out[i]) {
+            gss_retain(g, z); /* the frontier's hold moves to the stand-in */
+            out[i] = z;
+        }
+    }
+    return merged;
+}
