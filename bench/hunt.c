@@ -133,7 +133,7 @@ gcg_status bench_hunt(const gcg_artifact *art, uint32_t walks, uint32_t len, uin
     if (st == GCG_OK && (!h.mask || !h.trial || !h.allowed))
         st = GCG_ERR_NOMEM;
     if (st == GCG_OK)
-        st = gcg_matcher_new(art, &o, &h.m);
+        st = gcg_matcher_new(art, &o, &h.m, NULL);
     for (uint32_t k = 0; st == GCG_OK && k < walks; k++)
         st = one_walk(&h, len, sample);
     if (st == GCG_OK) {

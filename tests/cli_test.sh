@@ -232,7 +232,7 @@ check_grep "batch EOS once" 1 err '^EOS ids: 6 \(from given \(--eos\)\)$'
     { fail=$((fail + 1)); echo "FAIL batch outputs"; ls batch; }
 run cut -f1,2,5,6 batch.tsv
 check "batch report" 0 "grammar	status	lr_states	certificate
-paren.gbnf	ok	6	bounded 4
+paren.gbnf	ok	6	bounded 5
 bad.gbnf	error	0	-
 nested_list.gbnf	ok	12	unbounded list
 missing.gbnf	error	0	-" ""

@@ -130,7 +130,7 @@ START_TEST(test_certificate_holds)
         o.max_commit_work = 1u << 18;
         o.max_rollback = 0;
         gcg_matcher *m = NULL;
-        ck_assert_int_eq(gcg_matcher_new(art, &o, &m), GCG_OK);
+        ck_assert_int_eq(gcg_matcher_new(art, &o, &m, NULL), GCG_OK);
         uint64_t rng = seed * 0x9E3779B97F4A7C15ull;
         for (int k = 0; k < WALKS; k++) {
             gcg_matcher_reset(m);

@@ -157,7 +157,7 @@ START_TEST(test_fill_mask_allocates_nothing)
     gcg_matcher_options_default(&o);
     o.max_mask_work = c->mask_work;
     gcg_matcher *m = NULL;
-    ck_assert_int_eq(gcg_matcher_new(art, &o, &m), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_new(art, &o, &m, NULL), GCG_OK);
     ck_assert_int_eq(gcg_matcher_commit_bytes(m, (const uint8_t *)c->prefix, strlen(c->prefix), NULL), GCG_OK);
     uint32_t w[WORDS], b[WORDS];
     size_t unit = strlen(c->unit);

@@ -669,7 +669,7 @@ static gcg_matcher *limited(const gcg_artifact *art, uint64_t commit_work, uint3
     o.max_commit_work = commit_work;
     o.max_mask_work = mask_work;
     gcg_matcher *m = NULL;
-    ck_assert_int_eq(gcg_matcher_new(art, &o, &m), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_new(art, &o, &m, NULL), GCG_OK);
     ck_assert_int_eq(commit_str(m, "x = "), GCG_OK);
     return m;
 }
