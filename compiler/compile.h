@@ -14,6 +14,7 @@
 
 #include "diag.h"
 #include "gcg.h"
+#include "gcgc.h"
 #include "vocab.h"
 
 typedef struct gcg_compile_options {
@@ -23,6 +24,9 @@ typedef struct gcg_compile_options {
     const gcg_vocab *vocab;    /* NULL = the 256 single bytes                       */
     bool strict_latency;       /* an unbounded certificate is an error              */
     bool no_automaton;         /* skip the mask automaton (byte-level matching only) */
+    const gcgc_tag *tags;      /* tagged regions around free text (tags.h)         */
+    uint32_t n_tags;
+    bool tags_eos_free_only;   /* EOS only from free text, every region closed      */
 } gcg_compile_options;
 
 typedef struct gcg_compile_stats {

@@ -89,6 +89,14 @@ GCGC_API size_t gcgc_vocab_memory(const gcgc_vocab *v);
 /* 2. Options                                                             */
 /* ===================================================================== */
 
+/* A tagged region: `begin` (non-empty UTF-8) opens it, the text inside is a
+ * sentence of rule `rule` of the grammar, `end` (UTF-8, may be empty) closes it. */
+typedef struct gcgc_tag {
+    const char *begin;
+    const char *rule;
+    const char *end;
+} gcgc_tag;
+
 typedef struct gcgc_options {
     const char *root;          /* start rule; NULL = "root"                          */
     const char *grammar_name;  /* printed before positions in messages and recorded
@@ -96,6 +104,17 @@ typedef struct gcgc_options {
     const char *vocab_name;    /* recorded in the metadata; NULL = "tokenizer"       */
     bool strict_latency;       /* an unbounded latency certificate is an error       */
     bool no_automaton;         /* byte-level matching only: no masks, faster compile */
+    /* Tagged regions (gcgc compile --tag): when n_tags > 0 the artifact's
+     * language is free text in which each tags[i].begin opens a region
+     * matched by rule tags[i].rule and closed by tags[i].end, back to free
+     * text, any number of times. Free text is any valid UTF-8 in which no
+     * begin tag occurs; the first begin tag to occur opens its region (the
+     * longest, when several end at the same byte). The grammar's root rule is
+     * not used. EOS is allowed in free text and, unless tags_eos_free_only,
+     * inside a region whose rule is complete (its end tag left out). */
+    const gcgc_tag *tags;
+    uint32_t n_tags;
+    bool tags_eos_free_only;
 } gcgc_options;
 
 /* Fills *opt with the defaults (every field zero / NULL / false). */

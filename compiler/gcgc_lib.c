@@ -185,6 +185,9 @@ gcg_status gcgc_compile(const gcgc_vocab *vocab, const char *src, size_t len, co
         .vocab = vocab ? &vocab->v : NULL,
         .strict_latency = opt->strict_latency,
         .no_automaton = opt->no_automaton,
+        .tags = opt->tags,
+        .n_tags = opt->n_tags,
+        .tags_eos_free_only = opt->tags_eos_free_only,
     };
     gcg_compile_stats cs;
     gcg_status st = gcg_compile(src ? src : "", len, &co, false, &r->artifact, &r->size, &cs, &r->diag);

@@ -34,6 +34,7 @@
 #define EXIT_ERRORS 1
 #define EXIT_USAGE 2
 #define MAX_EOS 64
+#define MAX_TAGS 64
 
 static const char USAGE[] =
     "usage: gcgc COMMAND [ARGS]\n"
@@ -79,6 +80,13 @@ static const char USAGE_COMPILE[] =
     "                             generation_config.json (eos_token_id) beside it,\n"
     "                             else tokenizer_config.json (eos_token)\n"
     "  --strict-latency           an unbounded latency certificate is an error\n"
+    "  --tag BEGIN RULE END       tagged regions (repeatable): the language becomes free\n"
+    "                             text (any UTF-8 in which no BEGIN occurs) where each\n"
+    "                             BEGIN opens a region matched by RULE and closed by\n"
+    "                             END, then free text again, any number of times; the\n"
+    "                             first BEGIN to occur opens (the longest on a tie).\n"
+    "                             EOS: in free text, or when RULE is complete\n"
+    "  --tags-eos-free-only       EOS only in free text (every region closed)\n"
     "  --stats                    also print compile statistics to stdout\n"
     "  -h, --help                 this help\n"
     "\n"
@@ -122,6 +130,9 @@ typedef struct cli_args {
     bool strict_latency;
     bool stats;
     bool help;
+    gcgc_tag tags[MAX_TAGS];  /* --tag BEGIN RULE END                */
+    uint32_t n_tags;
+    bool tags_eos_free_only;  /* --tags-eos-free-only                */
 } cli_args;
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -296,7 +307,16 @@ static int parse_option(const char *cmd, int argc, char **argv, int *i, cli_args
         (!compile && (r = opt_value(argc, argv, i, "--count", NULL, &val)) != 0))
         return r < 0 ? usage_error(cmd, "option %s needs a value", arg)
                      : number_option(cmd, arg, val, a);
-    if (compile && strcmp(arg, "--strict-latency") == 0)
+    if (compile && strcmp(arg, "--tag") == 0) {
+        if (*i + 3 >= argc)
+            return usage_error(cmd, "--tag needs three values: BEGIN RULE END");
+        if (a->n_tags == MAX_TAGS)
+            return usage_error(cmd, "too many --tag (limit %d)", MAX_TAGS);
+        a->tags[a->n_tags++] = (gcgc_tag){argv[*i + 1], argv[*i + 2], argv[*i + 3]};
+        *i += 3;
+    } else if (compile && strcmp(arg, "--tags-eos-free-only") == 0)
+        a->tags_eos_free_only = true;
+    else if (compile && strcmp(arg, "--strict-latency") == 0)
         a->strict_latency = true;
     else if (compile && strcmp(arg, "--stats") == 0)
         a->stats = true;
@@ -321,6 +341,8 @@ static int check_args(const char *cmd, const cli_args *a)
         return -1;
     if (a->out_dir && a->output)
         return usage_error(cmd, "-o and --out-dir exclude each other");
+    if (a->tags_eos_free_only && a->n_tags == 0)
+        return usage_error(cmd, "--tags-eos-free-only needs --tag");
     if (!a->out_dir && a->report)
         return usage_error(cmd, "--report needs --out-dir (it reports a batch)");
     if (!a->out_dir && a->n_grammars > 1)
@@ -587,6 +609,7 @@ static gcg_status compile_file(const cli_args *a, const char *path, const gcgc_v
     opt.grammar_name = base_name(path);
     opt.vocab_name = vocab_path(a) ? base_name(vocab_path(a)) : v ? "bytes256" : NULL;
     opt.strict_latency = a->strict_latency;
+    opt.tags = a->tags, opt.n_tags = a->n_tags, opt.tags_eos_free_only = a->tags_eos_free_only;
     gcg_status st = gcgc_compile(v, src, len, &opt, r);
     free(src);
     if (!*r)
