@@ -13,6 +13,7 @@
 #include "lr_build.h"
 #include "normalize.h"
 #include "tags.h"
+#include "triggers.h"
 #include "token_trie.h"
 
 static double now(void)
@@ -133,6 +134,8 @@ static gcg_status write_artifact(compilation *c, const char *src, size_t len,
             st = gcg_emit_trie(&trie, &w);
         if (st == GCG_OK && !opt->no_automaton)
             st = build_automaton(c, v, opt, &w, stats, diag);
+        if (st == GCG_OK && opt->n_triggers)
+            st = gcg_triggers_emit(opt->triggers, opt->n_triggers, v->n_tokens, &w, diag);
         gcg_trie_free(&trie);
     }
     if (st == GCG_OK)

@@ -27,6 +27,8 @@ typedef struct gcg_compile_options {
     const gcgc_tag *tags;      /* tagged regions around free text (tags.h)         */
     uint32_t n_tags;
     bool tags_eos_free_only;   /* EOS only from free text, every region closed      */
+    const gcgc_trigger *triggers; /* lazy grammar triggers (triggers.h)           */
+    uint32_t n_triggers;
 } gcg_compile_options;
 
 typedef struct gcg_compile_stats {

@@ -97,6 +97,23 @@ typedef struct gcgc_tag {
     const char *end;
 } gcgc_tag;
 
+/* A lazy grammar trigger (gcgc compile --trigger-*): the artifact then
+ * starts in free mode (gcg.h, "Lazy grammars and triggers") and the grammar
+ * takes over when one fires. Regular expressions: the subset of
+ * ECMAScript that compiler/triggers.h documents. */
+typedef enum gcgc_trigger_kind {
+    GCGC_TRIGGER_WORD = 0,         /* `text` occurs; the grammar starts with it      */
+    GCGC_TRIGGER_PATTERN = 1,      /* regex `text` matches somewhere                 */
+    GCGC_TRIGGER_PATTERN_FULL = 2, /* regex `text` matches the whole text so far     */
+    GCGC_TRIGGER_TOKEN = 3         /* token `token` is committed                     */
+} gcgc_trigger_kind;
+
+typedef struct gcgc_trigger {
+    gcgc_trigger_kind kind;
+    const char *text;          /* WORD, PATTERN, PATTERN_FULL (NUL-terminated)   */
+    uint32_t token;            /* TOKEN                                          */
+} gcgc_trigger;
+
 typedef struct gcgc_options {
     const char *root;          /* start rule; NULL = "root"                          */
     const char *grammar_name;  /* printed before positions in messages and recorded
@@ -115,6 +132,9 @@ typedef struct gcgc_options {
     const gcgc_tag *tags;
     uint32_t n_tags;
     bool tags_eos_free_only;
+    /* Lazy grammar triggers (n_triggers > 0 writes the trigger section). */
+    const gcgc_trigger *triggers;
+    uint32_t n_triggers;
 } gcgc_options;
 
 /* Fills *opt with the defaults (every field zero / NULL / false). */

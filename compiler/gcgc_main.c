@@ -35,6 +35,7 @@
 #define EXIT_USAGE 2
 #define MAX_EOS 64
 #define MAX_TAGS 64
+#define MAX_TRIGGERS 64
 
 static const char USAGE[] =
     "usage: gcgc COMMAND [ARGS]\n"
@@ -87,6 +88,17 @@ static const char USAGE_COMPILE[] =
     "                             first BEGIN to occur opens (the longest on a tie).\n"
     "                             EOS: in free text, or when RULE is complete\n"
     "  --tags-eos-free-only       EOS only in free text (every region closed)\n"
+    "  --trigger-word W           lazy grammar (repeatable, with the options below):\n"
+    "                             free text until W occurs (inside longer words too);\n"
+    "                             the grammar then starts at W, W replayed into it\n"
+    "  --trigger-pattern RE       ... until RE matches; the grammar starts at RE's\n"
+    "                             first capture group, else at the match\n"
+    "  --trigger-pattern-full RE  ... until RE matches the whole text so far\n"
+    "  --trigger-token ID         ... until token ID is committed\n"
+    "                             RE: a subset of ECMAScript over bytes: literals,\n"
+    "                             escapes, . [...] \\d \\w \\s (negations too), groups\n"
+    "                             (...) (?:...), |, * + ? {m,n} (lazy too); no\n"
+    "                             anchors, \\b, back references or lookaround\n"
     "  --stats                    also print compile statistics to stdout\n"
     "  -h, --help                 this help\n"
     "\n"
@@ -133,6 +145,8 @@ typedef struct cli_args {
     gcgc_tag tags[MAX_TAGS];  /* --tag BEGIN RULE END                */
     uint32_t n_tags;
     bool tags_eos_free_only;  /* --tags-eos-free-only                */
+    gcgc_trigger triggers[MAX_TRIGGERS]; /* --trigger-*, in order    */
+    uint32_t n_triggers;
 } cli_args;
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -307,6 +321,21 @@ static int parse_option(const char *cmd, int argc, char **argv, int *i, cli_args
         (!compile && (r = opt_value(argc, argv, i, "--count", NULL, &val)) != 0))
         return r < 0 ? usage_error(cmd, "option %s needs a value", arg)
                      : number_option(cmd, arg, val, a);
+    static const char *const TRIGGER_OPTS[] = {"--trigger-word", "--trigger-pattern",
+                                               "--trigger-pattern-full", "--trigger-token"};
+    for (int k = 0; compile && k < 4; k++) {
+        if ((r = opt_value(argc, argv, i, TRIGGER_OPTS[k], NULL, &val)) == 0)
+            continue;
+        if (r < 0)
+            return usage_error(cmd, "option %s needs a value", arg);
+        if (a->n_triggers == MAX_TRIGGERS)
+            return usage_error(cmd, "too many triggers (limit %d)", MAX_TRIGGERS);
+        gcgc_trigger *t = &a->triggers[a->n_triggers++];
+        *t = (gcgc_trigger){(gcgc_trigger_kind)k, val, 0};
+        if (k == GCGC_TRIGGER_TOKEN && !parse_u32(val, &t->token))
+            return usage_error(cmd, "--trigger-token needs a token id, got '%s'", val);
+        return -1;
+    }
     if (compile && strcmp(arg, "--tag") == 0) {
         if (*i + 3 >= argc)
             return usage_error(cmd, "--tag needs three values: BEGIN RULE END");
@@ -610,6 +639,7 @@ static gcg_status compile_file(const cli_args *a, const char *path, const gcgc_v
     opt.vocab_name = vocab_path(a) ? base_name(vocab_path(a)) : v ? "bytes256" : NULL;
     opt.strict_latency = a->strict_latency;
     opt.tags = a->tags, opt.n_tags = a->n_tags, opt.tags_eos_free_only = a->tags_eos_free_only;
+    opt.triggers = a->triggers, opt.n_triggers = a->n_triggers;
     gcg_status st = gcgc_compile(v, src, len, &opt, r);
     free(src);
     if (!*r)
