@@ -470,5 +470,17 @@ check_grep "tags-eos-free-only alone" 2 err '^gcgc compile: --tags-eos-free-only
 run "$GCGC" compile call.gbnf --tag 'abc' call ';' --tag 'b' call ';' -o t.gcg
 check_grep "tag that never opens" 1 err 'error: tag 1 \("abc"\) can never open: begin tag "b" always ends inside it first$'
 
+# ---- lazy grammar triggers (gcgc compile --trigger-*) ---------------------------------
+
+run "$GCGC" compile call.gbnf --root call --trigger-word '<tc>' --trigger-pattern 'x(y+)' \
+    --trigger-pattern-full '[\s\S]*?(\{.*)' --trigger-token 65 -o lazy.gcg
+check_grep "triggers compile" 0 err '^artifact: [0-9]+ bytes -> lazy\.gcg$'
+run "$GCGC" compile call.gbnf --root call --trigger-pattern 'a(?=b)' -o t.gcg
+check_grep "trigger pattern refused" 1 err 'error: trigger 1: pattern offset 2: lookaround and named groups are not supported$'
+run "$GCGC" compile call.gbnf --root call --trigger-token x -o t.gcg
+check_grep "trigger token not a number" 2 err "^gcgc compile: --trigger-token needs a token id, got 'x'$"
+run "$GCGC" compile call.gbnf --root call --trigger-token 999 -o t.gcg
+check_grep "trigger token past the vocabulary" 1 err 'error: trigger 1: token id past the vocabulary$'
+
 echo "cli_test: $pass passed, $fail failed"
 ((fail == 0))
