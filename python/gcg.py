@@ -42,7 +42,12 @@ class _MatcherOptions(ctypes.Structure):
 class _CompileOptions(ctypes.Structure):
     _fields_ = [("root", ctypes.c_char_p), ("grammar_name", ctypes.c_char_p),
                 ("vocab_name", ctypes.c_char_p), ("strict_latency", ctypes.c_bool),
-                ("no_automaton", ctypes.c_bool)]
+                ("no_automaton", ctypes.c_bool),
+                # gcgc.h's tagged regions and lazy triggers (not exposed here
+                # yet; declared so the struct has gcgc_options's size)
+                ("tags", ctypes.c_void_p), ("n_tags", ctypes.c_uint32),
+                ("tags_eos_free_only", ctypes.c_bool),
+                ("triggers", ctypes.c_void_p), ("n_triggers", ctypes.c_uint32)]
 
 
 _P = ctypes.c_void_p
