@@ -799,8 +799,10 @@ static gcg_status write_section(const gcgc_trigger *t, uint32_t n, const gcg_tri
             *tok++ = t[i].token;
     memcpy(tok, e, sizeof *e * n_e);
     uint8_t *p = (uint8_t *)tok + sizeof *e * n_e;
-    memcpy(p, o->trans, 1024 * (size_t)o->n);
-    memcpy(p + 1024 * (size_t)o->n, o->accept, o->n);
+    if (o->n) { /* none when every trigger is a token */
+        memcpy(p, o->trans, 1024 * (size_t)o->n);
+        memcpy(p + 1024 * (size_t)o->n, o->accept, o->n);
+    }
     memcpy(p + 1025 * (size_t)o->n, force, flen);
     gcg_status st = gcg_writer_add(w, GCG_SEC_TRIGGERS, buf, size);
     free(buf);
