@@ -14,6 +14,8 @@
 #include "lower.h"
 #include "lr_build.h"
 #include "normalize.h"
+#include "tags.h"
+#include "triggers.h"
 #include "token_trie.h"
 
 static double now(void)
@@ -135,6 +137,8 @@ static gcg_status write_artifact(compilation *c, const char *src, size_t len,
             st = gcg_emit_trie(&trie, &w);
         if (st == GCG_OK && !opt->no_automaton)
             st = build_automaton(c, v, &trie, opt, &w, stats, diag);
+        if (st == GCG_OK && opt->n_triggers)
+            st = gcg_triggers_emit(opt->triggers, opt->n_triggers, v->n_tokens, &w, diag);
         gcg_trie_free(&trie);
     }
     if (st == GCG_OK)
@@ -160,7 +164,16 @@ gcg_status gcg_compile(const char *src, size_t len, const gcg_compile_options *o
     double t0 = now();
     compilation c;
     memset(&c, 0, sizeof c);
-    gcg_status st = build_tables(&c, src, len, opt, stats, diag);
+    char *tagged = NULL, *tag_root = NULL;
+    gcg_compile_options tag_opt = *opt;
+    gcg_status st = GCG_OK;
+    if (opt->n_tags) { /* tagged regions: compile the grammar that wraps src */
+        st = gcg_tags_wrap(src, len, opt->tags, opt->n_tags, opt->tags_eos_free_only, &tagged,
+                           &len, &tag_root, diag);
+        src = tagged, tag_opt.root_name = tag_root, opt = &tag_opt;
+    }
+    if (st == GCG_OK)
+        st = build_tables(&c, src, len, opt, stats, diag);
     if (st == GCG_OK && !check_only) {
         if (!out || !out_size)
             st = GCG_ERR_ARG;
@@ -170,6 +183,7 @@ gcg_status gcg_compile(const char *src, size_t len, const gcg_compile_options *o
             stats->artifact_bytes = *out_size;
     }
     compilation_free(&c);
+    free(tagged), free(tag_root);
     stats->seconds_total = now() - t0;
     if (st != GCG_OK && diag->n_errors == 0)
         gcg_diag_add(diag, GCG_SEV_ERROR, 0, 0, "compilation failed: %s", gcg_status_str(st));

@@ -15,6 +15,7 @@
 #include "diag.h"
 #include "compile_limits.h"
 #include "gcg.h"
+#include "gcgc.h"
 #include "vocab.h"
 
 typedef struct gcg_compile_options {
@@ -25,6 +26,11 @@ typedef struct gcg_compile_options {
     bool strict_latency;       /* an unbounded certificate is an error              */
     bool no_automaton;         /* skip the mask automaton (byte-level matching only) */
     gcg_limits limits;         /* zero fields: the defaults (compile_limits.h)     */
+    const gcgc_tag *tags;      /* tagged regions around free text (tags.h)         */
+    uint32_t n_tags;
+    bool tags_eos_free_only;   /* EOS only from free text, every region closed      */
+    const gcgc_trigger *triggers; /* lazy grammar triggers (triggers.h)           */
+    uint32_t n_triggers;
 } gcg_compile_options;
 
 typedef struct gcg_compile_stats {

@@ -89,6 +89,31 @@ GCGC_API size_t gcgc_vocab_memory(const gcgc_vocab *v);
 /* 2. Options                                                             */
 /* ===================================================================== */
 
+/* A tagged region: `begin` (non-empty UTF-8) opens it, the text inside is a
+ * sentence of rule `rule` of the grammar, `end` (UTF-8, may be empty) closes it. */
+typedef struct gcgc_tag {
+    const char *begin;
+    const char *rule;
+    const char *end;
+} gcgc_tag;
+
+/* A lazy grammar trigger (gcgc compile --trigger-*): the artifact then
+ * starts in free mode (gcg.h, "Lazy grammars and triggers") and the grammar
+ * takes over when one fires. Regular expressions: the subset of
+ * ECMAScript that compiler/triggers.h documents. */
+typedef enum gcgc_trigger_kind {
+    GCGC_TRIGGER_WORD = 0,         /* `text` occurs; the grammar starts with it      */
+    GCGC_TRIGGER_PATTERN = 1,      /* regex `text` matches somewhere                 */
+    GCGC_TRIGGER_PATTERN_FULL = 2, /* regex `text` matches the whole text so far     */
+    GCGC_TRIGGER_TOKEN = 3         /* token `token` is committed                     */
+} gcgc_trigger_kind;
+
+typedef struct gcgc_trigger {
+    gcgc_trigger_kind kind;
+    const char *text;          /* WORD, PATTERN, PATTERN_FULL (NUL-terminated)   */
+    uint32_t token;            /* TOKEN                                          */
+} gcgc_trigger;
+
 typedef struct gcgc_options {
     const char *root;          /* start rule; NULL = "root"                          */
     const char *grammar_name;  /* printed before positions in messages and recorded
@@ -107,6 +132,20 @@ typedef struct gcgc_options {
                                       [--max-automaton-states]                             */
     uint32_t max_sim_stacks;       /* symbolic stacks of the mask simulation: 4,000,000
                                       [--max-sim-stacks]                                   */
+    /* Tagged regions (gcgc compile --tag): when n_tags > 0 the artifact's
+     * language is free text in which each tags[i].begin opens a region
+     * matched by rule tags[i].rule and closed by tags[i].end, back to free
+     * text, any number of times. Free text is any valid UTF-8 in which no
+     * begin tag occurs; the first begin tag to occur opens its region (the
+     * longest, when several end at the same byte). The grammar's root rule is
+     * not used. EOS is allowed in free text and, unless tags_eos_free_only,
+     * inside a region whose rule is complete (its end tag left out). */
+    const gcgc_tag *tags;
+    uint32_t n_tags;
+    bool tags_eos_free_only;
+    /* Lazy grammar triggers (n_triggers > 0 writes the trigger section). */
+    const gcgc_trigger *triggers;
+    uint32_t n_triggers;
 } gcgc_options;
 
 /* Fills *opt with the defaults (every field zero / NULL / false). */

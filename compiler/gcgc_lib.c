@@ -187,6 +187,11 @@ gcg_status gcgc_compile(const gcgc_vocab *vocab, const char *src, size_t len, co
         .no_automaton = opt->no_automaton,
         .limits = {opt->max_repeat, opt->max_grammar_symbols, opt->max_lr_states, opt->max_automaton_states,
                    opt->max_sim_stacks},
+        .tags = opt->tags,
+        .n_tags = opt->n_tags,
+        .tags_eos_free_only = opt->tags_eos_free_only,
+        .triggers = opt->triggers,
+        .n_triggers = opt->n_triggers,
     };
     gcg_compile_stats cs;
     gcg_status st = gcg_compile(src ? src : "", len, &co, false, &r->artifact, &r->size, &cs, &r->diag);

@@ -34,6 +34,8 @@
 #define EXIT_ERRORS 1
 #define EXIT_USAGE 2
 #define MAX_EOS 64
+#define MAX_TAGS 64
+#define MAX_TRIGGERS 64
 
 static const char USAGE[] =
     "usage: gcgc COMMAND [ARGS]\n"
@@ -84,6 +86,24 @@ static const char USAGE_COMPILE[] =
     "  --max-lr-states N            expanding repetitions (4000000); LR states\n"
     "  --max-automaton-states N     (1000000); mask automaton states (2000000);\n"
     "  --max-sim-stacks N           symbolic stacks of the mask simulation (4000000)\n"
+    "  --tag BEGIN RULE END       tagged regions (repeatable): the language becomes free\n"
+    "                             text (any UTF-8 in which no BEGIN occurs) where each\n"
+    "                             BEGIN opens a region matched by RULE and closed by\n"
+    "                             END, then free text again, any number of times; the\n"
+    "                             first BEGIN to occur opens (the longest on a tie).\n"
+    "                             EOS: in free text, or when RULE is complete\n"
+    "  --tags-eos-free-only       EOS only in free text (every region closed)\n"
+    "  --trigger-word W           lazy grammar (repeatable, with the options below):\n"
+    "                             free text until W occurs (inside longer words too);\n"
+    "                             the grammar then starts at W, W replayed into it\n"
+    "  --trigger-pattern RE       ... until RE matches; the grammar starts at RE's\n"
+    "                             first capture group, else at the match\n"
+    "  --trigger-pattern-full RE  ... until RE matches the whole text so far\n"
+    "  --trigger-token ID         ... until token ID is committed\n"
+    "                             RE: a subset of ECMAScript over bytes: literals,\n"
+    "                             escapes, . [...] \\d \\w \\s (negations too), groups\n"
+    "                             (...) (?:...), |, * + ? {m,n} (lazy too); no\n"
+    "                             anchors, \\b, back references or lookaround\n"
     "  --stats                    also print compile statistics to stdout\n"
     "  -h, --help                 this help\n"
     "\n"
@@ -128,6 +148,11 @@ typedef struct cli_args {
     bool stats;
     bool help;
     uint32_t limits[5];       /* --max-*, in LIMIT_OPTIONS order (0: default) */
+    gcgc_tag tags[MAX_TAGS];  /* --tag BEGIN RULE END                */
+    uint32_t n_tags;
+    bool tags_eos_free_only;  /* --tags-eos-free-only                */
+    gcgc_trigger triggers[MAX_TRIGGERS]; /* --trigger-*, in order    */
+    uint32_t n_triggers;
 } cli_args;
 
 /* The compiler's limits, by flag (see compile_limits.h for the defaults). */
@@ -313,7 +338,31 @@ static int parse_option(const char *cmd, int argc, char **argv, int *i, cli_args
         (!compile && (r = opt_value(argc, argv, i, "--count", NULL, &val)) != 0))
         return r < 0 ? usage_error(cmd, "option %s needs a value", arg)
                      : number_option(cmd, arg, val, a);
-    if (compile && strcmp(arg, "--strict-latency") == 0)
+    static const char *const TRIGGER_OPTS[] = {"--trigger-word", "--trigger-pattern",
+                                               "--trigger-pattern-full", "--trigger-token"};
+    for (int k = 0; compile && k < 4; k++) {
+        if ((r = opt_value(argc, argv, i, TRIGGER_OPTS[k], NULL, &val)) == 0)
+            continue;
+        if (r < 0)
+            return usage_error(cmd, "option %s needs a value", arg);
+        if (a->n_triggers == MAX_TRIGGERS)
+            return usage_error(cmd, "too many triggers (limit %d)", MAX_TRIGGERS);
+        gcgc_trigger *t = &a->triggers[a->n_triggers++];
+        *t = (gcgc_trigger){(gcgc_trigger_kind)k, val, 0};
+        if (k == GCGC_TRIGGER_TOKEN && !parse_u32(val, &t->token))
+            return usage_error(cmd, "--trigger-token needs a token id, got '%s'", val);
+        return -1;
+    }
+    if (compile && strcmp(arg, "--tag") == 0) {
+        if (*i + 3 >= argc)
+            return usage_error(cmd, "--tag needs three values: BEGIN RULE END");
+        if (a->n_tags == MAX_TAGS)
+            return usage_error(cmd, "too many --tag (limit %d)", MAX_TAGS);
+        a->tags[a->n_tags++] = (gcgc_tag){argv[*i + 1], argv[*i + 2], argv[*i + 3]};
+        *i += 3;
+    } else if (compile && strcmp(arg, "--tags-eos-free-only") == 0)
+        a->tags_eos_free_only = true;
+    else if (compile && strcmp(arg, "--strict-latency") == 0)
         a->strict_latency = true;
     else if (compile && strcmp(arg, "--stats") == 0)
         a->stats = true;
@@ -338,6 +387,8 @@ static int check_args(const char *cmd, const cli_args *a)
         return -1;
     if (a->out_dir && a->output)
         return usage_error(cmd, "-o and --out-dir exclude each other");
+    if (a->tags_eos_free_only && a->n_tags == 0)
+        return usage_error(cmd, "--tags-eos-free-only needs --tag");
     if (!a->out_dir && a->report)
         return usage_error(cmd, "--report needs --out-dir (it reports a batch)");
     if (!a->out_dir && a->n_grammars > 1)
@@ -615,6 +666,8 @@ static gcg_status compile_file(const cli_args *a, const char *path, const gcgc_v
     opt.strict_latency = a->strict_latency;
     opt.max_repeat = a->limits[0], opt.max_grammar_symbols = a->limits[1], opt.max_lr_states = a->limits[2];
     opt.max_automaton_states = a->limits[3], opt.max_sim_stacks = a->limits[4];
+    opt.tags = a->tags, opt.n_tags = a->n_tags, opt.tags_eos_free_only = a->tags_eos_free_only;
+    opt.triggers = a->triggers, opt.n_triggers = a->n_triggers;
     gcg_status st = gcgc_compile(v, src, len, &opt, r);
     free(src);
     if (!*r)

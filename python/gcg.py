@@ -44,7 +44,12 @@ class _CompileOptions(ctypes.Structure):
                 ("vocab_name", ctypes.c_char_p), ("strict_latency", ctypes.c_bool),
                 ("no_automaton", ctypes.c_bool), ("max_repeat", ctypes.c_uint32),
                 ("max_grammar_symbols", ctypes.c_uint32), ("max_lr_states", ctypes.c_uint32),
-                ("max_automaton_states", ctypes.c_uint32), ("max_sim_stacks", ctypes.c_uint32)]
+                ("max_automaton_states", ctypes.c_uint32), ("max_sim_stacks", ctypes.c_uint32),
+                # gcgc.h's tagged regions and lazy triggers (not exposed here
+                # yet; declared so the struct has gcgc_options's size)
+                ("tags", ctypes.c_void_p), ("n_tags", ctypes.c_uint32),
+                ("tags_eos_free_only", ctypes.c_bool),
+                ("triggers", ctypes.c_void_p), ("n_triggers", ctypes.c_uint32)]
 
 
 _P = ctypes.c_void_p

@@ -11,6 +11,7 @@
 
 #include "artifact.h"
 #include "error.h"
+#include "trigger_section.h"
 
 /* A required section of exactly `want` bytes (want = 0: any size). */
 static const uint8_t *section(const gcg_artifact *a, uint32_t id, uint64_t want, bool exact,
@@ -264,6 +265,8 @@ static gcg_status open_validated(gcg_artifact *a, gcg_error *err)
         st = load_trie(a, err);
     if (st == GCG_OK)
         st = load_automaton(a, err);
+    if (st == GCG_OK)
+        st = gcg_trigger_section_check(a, err);
     return st;
 }
 

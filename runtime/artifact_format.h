@@ -26,8 +26,30 @@ enum gcg_section_id {
     GCG_SEC_AUTOMATON = 11,  /* mask automaton states and transitions             */
     GCG_SEC_ROOTS = 12,      /* per LR state: RootAcc set, RootD automaton state  */
     GCG_SEC_CERTIFICATE = 13,/* worst-case latency bound                          */
-    GCG_SEC_TRIE = 14        /* token trie over byte classes (brute-force mask)   */
+    GCG_SEC_TRIE = 14,       /* token trie over byte classes (brute-force mask)   */
+    GCG_SEC_TRIGGERS = 15    /* lazy grammar triggers (optional; see below)       */
 };
+
+/* GCG_SEC_TRIGGERS (optional; present iff the artifact was compiled with
+ * triggers, validated by trigger_section.c, used by lazy.c):
+ *   uint32 {n_triggers, n_tokens, n_states, force_len};
+ *   uint32 tokens[n_tokens]            trigger token ids (< vocabulary size)
+ *   gcg_trigger_entry[n_triggers]
+ *   uint32 trans[n_states][256]        byte DFAs, one shared numbering
+ *   uint8  accept[n_states]            0 or 1
+ *   uint8  force[force_len]            the text a reasoning budget forces
+ *   zero padding to a multiple of 4 bytes.
+ * A trigger fires at the first byte where its `find` DFA (run from `find`
+ * over the free text, one step per byte) is accepting; its match ends there
+ * (at e). The grammar starts at the smallest s such that the `suffix` DFA,
+ * run from `suffix` over text[s..e) read backwards, accepts, and the
+ * `prefix` DFA, run from `prefix` over text[0..s) forwards, accepts. */
+typedef struct gcg_trigger_entry {
+    uint32_t find;     /* start state: ".*R" (searched) or "R" (anchored)   */
+    uint32_t prefix;   /* start state: what precedes the grammar's start    */
+    uint32_t suffix;   /* start state: the grammar's part, reversed         */
+    uint32_t flags;    /* bit 0: anchored (pattern_full); others zero       */
+} gcg_trigger_entry;
 
 /*
  * LR action cells. A cell is one uint32:

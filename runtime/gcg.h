@@ -273,6 +273,105 @@ GCG_API void gcg_matcher_last_commit_stats(const gcg_matcher *m, gcg_commit_stat
  * part's own size). */
 GCG_API size_t gcg_matcher_memory(const gcg_matcher *m);
 
+/* ===================================================================== */
+/* 6. Lazy grammars and triggers                                          */
+/* ===================================================================== */
+
+/* An artifact compiled with triggers (gcgc compile --trigger-word W,
+ * --trigger-pattern RE, --trigger-pattern-full RE, --trigger-token ID) is
+ * lazy: a gcg_lazy over it starts in FREE mode, where the grammar constrains
+ * nothing — every token is in the mask, special and EOS tokens included (as
+ * llama.cpp's lazy grammars before their trigger) — while the triggers
+ * watch the committed text, one DFA step per byte and trigger (no
+ * rescanning). When one fires, the grammar starts where llama.cpp starts
+ * it and the bytes from there to the end of the committed token are
+ * replayed into a gcg_matcher; from then on (GRAMMAR mode) masks and
+ * commits are the grammar's.
+ *
+ * Where the grammar starts:
+ *   - word W: at the start of the first occurrence of W to end (on bytes;
+ *     inside a longer word too, as llama.cpp: "xW" fires). Several words
+ *     ending at the same byte: the longest. Of "ab" and "bc" on "abc", "ab"
+ *     ends first and fires; the grammar receives "abc" from the token's rest.
+ *   - pattern RE: at the first byte where some match of RE ends; the match
+ *     is the leftmost one ending there; the grammar starts at its first
+ *     capture group (which must be at the top level of RE), else at the
+ *     match's start. A group that matched empty still decides the start.
+ *   - pattern_full RE: the same, with RE matching all the text from the
+ *     first byte (checked after every byte).
+ *   - token ID: committing it; its bytes (none for a special token) start
+ *     the grammar.
+ * A commit whose replayed bytes the grammar rejects fails with
+ * GCG_ERR_REJECTED and changes nothing (the free-mode mask cannot foresee
+ * it). Rollback crosses the switch in either direction.
+ *
+ * Reasoning budget: with budget_tokens = N > 0, after N tokens committed in
+ * FREE mode without a trigger, the mode becomes FORCING: the mask allows
+ * only the tokens that continue the first trigger word (the closing tag,
+ * e.g. "</think>") from as much of it as the text already ends with — or,
+ * when the artifact has trigger tokens, exactly the first of them. Committing
+ * the rest of the tag fires the trigger. */
+
+typedef struct gcg_lazy gcg_lazy;
+
+typedef enum gcg_lazy_mode {
+    GCG_LAZY_FREE = 0,     /* before any trigger: every token allowed          */
+    GCG_LAZY_FORCING = 1,  /* budget spent: only the closing tag's tokens      */
+    GCG_LAZY_GRAMMAR = 2   /* a trigger fired: the grammar's masks             */
+} gcg_lazy_mode;
+
+typedef struct gcg_lazy_options {
+    gcg_matcher_options matcher; /* for the grammar's matcher; max_rollback is
+                                    also the lazy layer's rollback depth        */
+    uint32_t budget_tokens;      /* 0: none; see "Reasoning budget" above       */
+    size_t initial_text;         /* bytes of free text kept before growing
+                                    (default 4096; grows geometrically)         */
+} gcg_lazy_options;
+
+/* True iff the artifact carries triggers (was compiled lazy). */
+GCG_API bool gcg_artifact_is_lazy(const gcg_artifact *art);
+
+GCG_API void gcg_lazy_options_default(gcg_lazy_options *opt);
+
+/* Creates a lazy matcher in FREE mode. GCG_ERR_ARG when the artifact has no
+ * triggers or no vocabulary, or when budget_tokens is set but there is no
+ * trigger word or token to force; otherwise as gcg_matcher_new. */
+GCG_API gcg_status gcg_lazy_new(const gcg_artifact *art, const gcg_lazy_options *opt,
+                                gcg_lazy **out, gcg_error *err);
+
+GCG_API void gcg_lazy_free(gcg_lazy *lz);
+
+/* As gcg_matcher_commit / commit_bytes / commit_eos, in the current mode.
+ * Atomic. In FREE mode any token may be committed (EOS ends the sequence);
+ * in FORCING mode only the mask's tokens. */
+GCG_API gcg_status gcg_lazy_commit(gcg_lazy *lz, uint32_t token);
+GCG_API gcg_status gcg_lazy_commit_bytes(gcg_lazy *lz, const uint8_t *bytes, size_t n);
+GCG_API gcg_status gcg_lazy_commit_eos(gcg_lazy *lz);
+
+/* Undoes the last n commits, across the switch too. GCG_ERR_ROLLBACK when
+ * fewer are kept. */
+GCG_API gcg_status gcg_lazy_rollback(gcg_lazy *lz, uint32_t n);
+
+/* Back to FREE mode at the start. */
+GCG_API void gcg_lazy_reset(gcg_lazy *lz);
+
+GCG_API gcg_lazy_mode gcg_lazy_get_mode(const gcg_lazy *lz);
+
+/* In GRAMMAR mode: the offset in the whole committed text where the grammar
+ * started (the matcher has seen the text from there). SIZE_MAX otherwise. */
+GCG_API size_t gcg_lazy_grammar_start(const gcg_lazy *lz);
+
+/* The mask of the current mode (see above); as gcg_matcher_fill_mask. */
+GCG_API gcg_status gcg_lazy_fill_mask(gcg_lazy *lz, uint32_t *words, size_t n_words);
+
+/* The same mask computed the naive way (every token tried in FORCING mode,
+ * gcg_matcher_fill_mask_bruteforce in GRAMMAR mode), for tests. */
+GCG_API gcg_status gcg_lazy_fill_mask_bruteforce(gcg_lazy *lz, uint32_t *words, size_t n_words);
+
+/* FREE: true (EOS allowed) until EOS; FORCING: false; GRAMMAR: the matcher's. */
+GCG_API bool gcg_lazy_is_complete(const gcg_lazy *lz);
+GCG_API bool gcg_lazy_is_terminated(const gcg_lazy *lz);
+
 #ifdef __cplusplus
 }
 #endif

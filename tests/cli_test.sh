@@ -451,5 +451,38 @@ check_grep "info tiny JSON certificate" 0 out '^certificate: at most 8 stack rea
 run "$GCG" match tiny_json.gcg < <(printf '{"ab":[1,true,{}],"c":[]}')
 check "match tiny JSON" 0 complete ""
 
+# ---- tagged regions (gcgc compile --tag) ---------------------------------------------
+
+printf 'call ::= "{" [a-z]* "}"\n' >call.gbnf
+run "$GCGC" compile call.gbnf --tag '<tc>' call '</tc>' -o tags.gcg
+check_grep "tags compile" 0 err '^conflicts: 0 shift/reduce, 0 reduce/reduce$'
+run "$GCG" match tags.gcg < <(printf 'hi <tc>{ab}</tc> bye <tc>{}</tc>')
+check "tags match closed regions" 0 complete ""
+run "$GCG" match tags.gcg < <(printf 'hi <tc>{ab}')
+check "tags EOS in a complete region" 0 complete ""
+run "$GCG" match tags.gcg < <(printf 'hi <tc>x')
+check "tags reject at the region's first byte" 1 "reject 7" ""
+run "$GCGC" compile call.gbnf --tag '<tc>' call '</tc>' --tags-eos-free-only -o tags2.gcg
+run "$GCG" match tags2.gcg < <(printf 'hi <tc>{ab}')
+check "tags EOS free text only" 3 prefix ""
+run "$GCGC" compile call.gbnf -o t.gcg --tag '<tc>' call
+check_grep "tags missing values" 2 err '^gcgc compile: --tag needs three values: BEGIN RULE END$'
+run "$GCGC" compile call.gbnf --tags-eos-free-only -o t.gcg
+check_grep "tags-eos-free-only alone" 2 err '^gcgc compile: --tags-eos-free-only needs --tag$'
+run "$GCGC" compile call.gbnf --tag 'abc' call ';' --tag 'b' call ';' -o t.gcg
+check_grep "tag that never opens" 1 err 'error: tag 1 \("abc"\) can never open: begin tag "b" always ends inside it first$'
+
+# ---- lazy grammar triggers (gcgc compile --trigger-*) ---------------------------------
+
+run "$GCGC" compile call.gbnf --root call --trigger-word '<tc>' --trigger-pattern 'x(y+)' \
+    --trigger-pattern-full '[\s\S]*?(\{.*)' --trigger-token 65 -o lazy.gcg
+check_grep "triggers compile" 0 err '^artifact: [0-9]+ bytes -> lazy\.gcg$'
+run "$GCGC" compile call.gbnf --root call --trigger-pattern 'a(?=b)' -o t.gcg
+check_grep "trigger pattern refused" 1 err 'error: trigger 1: pattern offset 2: lookaround and named groups are not supported$'
+run "$GCGC" compile call.gbnf --root call --trigger-token x -o t.gcg
+check_grep "trigger token not a number" 2 err "^gcgc compile: --trigger-token needs a token id, got 'x'$"
+run "$GCGC" compile call.gbnf --root call --trigger-token 999 -o t.gcg
+check_grep "trigger token past the vocabulary" 1 err 'error: trigger 1: token id past the vocabulary$'
+
 echo "cli_test: $pass passed, $fail failed"
 ((fail == 0))
