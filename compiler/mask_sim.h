@@ -1,0 +1,106 @@
+/*
+ * mask_sim.h — the symbolic simulation behind the mask automaton: walk the
+ * vocabulary's byte trie from an LR state (or resume a read configuration)
+ * while simulating the LR actions on symbolic stacks, and report the tokens
+ * whose every byte shifts and the read configurations left for the real
+ * stack (see automaton.h for how those become the automaton).
+ *
+ * A symbolic stack [o, k, K...] is k known LR states on top of the real
+ * stack's entry at depth o below the reference set (the states the real
+ * stack may hold there). Stacks, sets of stacks and reference sets are
+ * interned; one byte class on one (reference, stack set) is simulated once
+ * and then looked up; a trie subtree entered with the same (reference,
+ * stacks) is walked once and replayed (see mask_sim.c).
+ *
+ * One run: gcg_mask_sim_begin, then gcg_mask_sim_root or any number of
+ * gcg_mask_sim_resume / gcg_mask_sim_add_config, then read `cfgs` and
+ * gcg_mask_sim_positions. Failures are sticky in `st`.
+ */
+#ifndef GCG_MASK_SIM_H
+#define GCG_MASK_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compile_limits.h"
+#include "diag.h"
+#include "lr_build.h"
+#include "token_trie.h"
+#include "vecmap.h"
+
+/* A trie node being walked: its stacks (set) over a reference set lying
+ * `offset` entries below the run's top; memo = 1 when the walk below it is
+ * recorded (from the log marks on) under memo_key. */
+typedef struct frame {
+    uint32_t node, child, set, ref, offset;
+    uint32_t acc_mark, cfg_mark, memo;
+    uint64_t memo_key;
+} frame;
+
+/* A step: reference, stack set, class -> next set, next reference, the drop
+ * of the reference, first read in step_reads, number of reads. */
+#define STEP_WORDS 8
+/* A memo entry: node, reference, set, intervals (first, count), configs
+ * (first, count) in memo_data. */
+#define MEMO_WORDS 7
+
+typedef struct mask_sim {
+    const lr_tables *lr;
+    const token_trie *trie;          /* the byte trie                           */
+    const uint8_t *class_of;         /* byte -> byte class (256)                */
+    gcg_diag *diag;
+    gcg_limits limits;
+    uint32_t *pred_first, *pred;     /* CSR: states with a transition into t    */
+    map64 consensus;                 /* (ref, depth, lhs) -> goto / DEAD / READ */
+    vec lset_start, lset_len, lset_data; /* interned reference sets of LR states */
+    map64 lset_ids, lset_down;       /* ... and (ref, depth) -> the set below   */
+    vec reads;                       /* (lhs, depth) reads of the step computed */
+    vec acc_log;                     /* accepted trie-node intervals of the run */
+    uint32_t acc_floor;              /* intervals below this index are closed   */
+    vec memo, memo_data;             /* shared subtree walks                    */
+    map64 memo_ids;
+    uint32_t *stamp, gen;
+    vec layer, next_layer;
+    vec arena;                       /* scratch stacks of one step: [o, k, K...] */
+    vec stack_start, stack_data;     /* interned stacks                         */
+    vec sset_start, sset_len, sset_data; /* interned sets of stack ids          */
+    vec steps;                       /* cached steps, STEP_WORDS each           */
+    vec step_reads;                  /* (lhs, depth) pairs of the steps' reads  */
+    vec ids;                         /* scratch stack ids                       */
+    map64 stack_ids, sset_ids, step_ids;
+    uint32_t *direct;                /* [set * n_terms + class]: a cached step, valid
+                                        when the step's reference set is c->ref */
+    uint32_t cap_direct;
+    vec work;                        /* pending stacks: [o, k, K..., k + 2]     */
+    frame *frames;
+    uint32_t cap_frames;
+    uint32_t ref, offset;            /* reference set of the step in hand, and
+                                        its depth below the run's top          */
+    vec cfgs;                        /* configurations: (trie node, lhs, skip)  */
+    vec pos;                         /* the run's token positions (intervals)   */
+    uint64_t visits;                 /* trie nodes entered, all runs            */
+    gcg_status st;                   /* first failure                           */
+} mask_sim;
+
+
+/* Sets up the simulation over `lr` and the byte `trie` (class_of maps its
+ * bytes to the tables' byte classes); the pointers must outlive it. */
+gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie *trie, const uint8_t *class_of,
+                             const gcg_limits *limits, gcg_diag *diag);
+void gcg_mask_sim_free(mask_sim *s);
+
+/* Starts a run: no tokens accepted, no configurations. */
+void gcg_mask_sim_begin(mask_sim *s);
+/* Walks the whole trie from the empty stack top `state`. */
+void gcg_mask_sim_root(mask_sim *s, uint32_t state);
+/* Resumes a configuration at trie node `node` whose reduction, read below,
+ * exposed LR state q and led to state `to`: the node's byte is simulated
+ * again from [q, to] and the walk continues below it. */
+void gcg_mask_sim_resume(mask_sim *s, uint32_t node, uint32_t q, uint32_t to);
+/* Adds the configuration (node, lhs, skip) to the run. */
+bool gcg_mask_sim_add_config(mask_sim *s, uint32_t node, uint32_t lhs, uint32_t skip);
+/* The run's accepted tokens as sorted, disjoint [start, end) intervals of
+ * positions in trie->tokens (one form per token set): *n words in pairs. */
+const uint32_t *gcg_mask_sim_positions(mask_sim *s, uint32_t *n);
+
+#endif /* GCG_MASK_SIM_H */

@@ -1,0 +1,32 @@
+/*
+ * vecmap.h — the compiler's two workhorse containers: a growable vector of
+ * uint32 and an open-addressing map from 64-bit keys to uint32 values. Both
+ * are plain data, zero-initialized to empty; each push or insert may
+ * allocate and reports failure instead of aborting.
+ */
+#ifndef GCG_VECMAP_H
+#define GCG_VECMAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct vec { uint32_t *v; uint32_t n, cap; } vec;
+
+/* Keys are any 64-bit value but UINT64_MAX (the empty mark); a new slot's
+ * value is UINT32_MAX. */
+typedef struct map64 { uint64_t *k; uint32_t *v; uint32_t n, cap; } map64;
+
+bool gcg_vec_push(vec *a, uint32_t x);
+/* Room for `extra` more entries; false on out of memory. */
+bool gcg_vec_reserve(vec *a, uint32_t extra);
+void gcg_vec_free(vec *a);
+
+/* The value slot of `key`: with `insert`, created if absent (NULL only on out
+ * of memory); without, NULL when absent. Slots move when the map grows. */
+uint32_t *gcg_map64_slot(map64 *m, uint64_t key, bool insert);
+void gcg_map64_free(map64 *m);
+
+/* qsort comparison of uint32 values. */
+int gcg_cmp_u32(const void *x, const void *y);
+
+#endif /* GCG_VECMAP_H */
