@@ -34,6 +34,19 @@ typedef struct lr_tables {
     uint32_t rr_conflicts; /* cells with several distinct reduces               */
 } lr_tables;
 
+/* The action cell of state s on terminal term; every reader of the tables
+ * goes through lr_action and lr_goto. */
+static inline uint32_t lr_action(const lr_tables *t, uint32_t s, uint32_t term)
+{
+    return t->action[(size_t)s * t->n_terms + term];
+}
+
+/* The goto of state s on nonterminal nt, or GCG_NO_GOTO. */
+static inline uint32_t lr_goto(const lr_tables *t, uint32_t s, uint32_t nt)
+{
+    return t->go[(size_t)s * t->n_nts + nt];
+}
+
 #define GCG_MAX_LR_STATES 1000000u
 
 gcg_status gcg_lr_build(const cfg *g, const byteclass *bc, lr_tables *out, gcg_diag *diag);

@@ -27,6 +27,20 @@ typedef struct gcg_tables {
     uint32_t symbols_size;
 } gcg_tables;
 
+/* The action cell of state s on terminal term (a class, or n_classes for end
+ * of input). Every read of the tables goes through these two accessors, so
+ * the encoding of the sections can change without touching their users. */
+static inline uint32_t gcg_tables_action(const gcg_tables *t, uint32_t s, uint32_t term)
+{
+    return t->action[(size_t)s * t->n_terms + term];
+}
+
+/* The goto of state s on nonterminal nt, or GCG_NO_GOTO. */
+static inline uint32_t gcg_tables_goto(const gcg_tables *t, uint32_t s, uint32_t nt)
+{
+    return t->go[(size_t)s * t->n_nts + nt];
+}
+
 typedef struct gcg_vocab_view {
     uint32_t n_tokens, n_eos;
     const uint32_t *offsets;       /* n_tokens + 1 */
