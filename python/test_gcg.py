@@ -28,7 +28,7 @@ class BindingTest(unittest.TestCase):
 
     def test_versions(self):
         self.assertEqual(gcg.version(), "0.1.0")
-        self.assertEqual(gcg.format_versions(), (1, 1))
+        self.assertEqual(gcg.format_versions(), (2, 2))
 
     def test_artifact(self):
         self.assertEqual(self.vocab.size, 18)

@@ -15,14 +15,18 @@
 
 /* Typed views into the validated sections. Every index stored in them has
  * been checked by the loader: actions and gotos name existing states and
- * productions, multi lists stay inside multi, class_of < n_classes. */
+ * productions, multi lists stay inside multi, class_of < n_classes, and
+ * every row's base + width stays inside its slots. */
 typedef struct gcg_tables {
     uint32_t n_classes, n_terms, n_states, n_nts, n_prods, n_multi, max_rhs;
     const uint8_t *class_of;       /* 256 */
     const gcg_prod_entry *prods;   /* n_prods */
-    const uint32_t *action;        /* n_states * n_terms */
+    const gcg_disp_row *act_rows;  /* n_states (artifact_format.h)         */
+    const gcg_disp_slot *act_slots;/* n_act_slots                          */
     const uint32_t *multi;         /* n_multi */
-    const uint32_t *go;            /* n_states * n_nts */
+    const gcg_disp_row *go_rows;   /* n_states                             */
+    const gcg_disp_slot *go_slots; /* n_go_slots                           */
+    uint32_t n_act_slots, n_go_slots;
     const char *symbols;           /* n_nts NUL-terminated names, or NULL */
     uint32_t symbols_size;
 } gcg_tables;
@@ -32,13 +36,17 @@ typedef struct gcg_tables {
  * the encoding of the sections can change without touching their users. */
 static inline uint32_t gcg_tables_action(const gcg_tables *t, uint32_t s, uint32_t term)
 {
-    return t->action[(size_t)s * t->n_terms + term];
+    gcg_disp_row r = t->act_rows[s];
+    gcg_disp_slot e = t->act_slots[r.base + term];
+    return e.tag == r.tag ? e.value : GCG_ACT_ERROR;
 }
 
 /* The goto of state s on nonterminal nt, or GCG_NO_GOTO. */
 static inline uint32_t gcg_tables_goto(const gcg_tables *t, uint32_t s, uint32_t nt)
 {
-    return t->go[(size_t)s * t->n_nts + nt];
+    gcg_disp_row r = t->go_rows[s];
+    gcg_disp_slot e = t->go_slots[r.base + nt];
+    return e.tag == r.tag ? e.value : GCG_NO_GOTO;
 }
 
 typedef struct gcg_vocab_view {

@@ -435,7 +435,7 @@ run "$GCG" info tok.gcg
 check_grep "info grammar" 0 out '^grammar: paren\.gbnf \(root: root\)$'
 check_grep "info vocabulary" 0 out '^vocabulary: paren\.hex, 7 tokens, EOS ids: 6$'
 check_grep "info meta section" 0 out '^ +1  meta +[0-9]+ +[0-9]+$'
-check_grep "info total" 0 out "^total: $(stat -c %s tok.gcg) bytes \\(format version 1\\)$"
+check_grep "info total" 0 out "^total: $(stat -c %s tok.gcg) bytes \\(format version 2\\)$"
 check_grep "info certificate" 0 out '^certificate: '
 check_grep "info automaton section" 0 out '^ +11  automaton +[0-9]+ +[1-9][0-9]*$'
 run "$GCG" info paren.gcg
