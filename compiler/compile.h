@@ -21,6 +21,9 @@ typedef struct gcg_compile_options {
     const char *grammar_name;  /* recorded in the artifact's metadata (file name)   */
     const char *vocab_name;    /* recorded in the artifact's metadata (file name)   */
     const gcg_vocab *vocab;    /* NULL = the 256 single bytes                       */
+    const struct gcg_vocab_sections *vocab_sections; /* vocab's sections, prepared
+                                  (emit.h); NULL = made for this compile         */
+    bool vocab_by_reference;   /* store only the vocabulary's fingerprint          */
     bool strict_latency;       /* an unbounded certificate is an error              */
     bool no_automaton;         /* skip the mask automaton (byte-level matching only) */
 } gcg_compile_options;

@@ -27,18 +27,29 @@ static gcg_status emit_meta(const gcg_emit_input *in, gcg_writer *w)
 
 /* A packed section: the counts, then each array where gcg_section_layout
  * (artifact_format.h) places it, with the length it gives. */
-static gcg_status emit_packed(gcg_writer *w, uint32_t id, const uint32_t c[4], const void *const *arrays)
+static gcg_status pack_section(uint32_t id, const uint32_t c[4], const void *const *arrays, uint8_t **out,
+                               size_t *size)
 {
     gcg_layout l;
     gcg_section_layout(id, c, &l);
-    uint8_t *buf = malloc(l.size);
+    uint8_t *buf = *out = malloc(l.size);
     if (!buf)
         return GCG_ERR_NOMEM;
     memcpy(buf, c, 16);
     for (uint32_t i = 0; i < l.n; i++)
         if (gcg_layout_len(&l, i)) /* an empty array may be NULL */
             memcpy(buf + l.off[i], arrays[i], gcg_layout_len(&l, i));
-    gcg_status st = gcg_writer_add(w, id, buf, l.size);
+    *size = l.size;
+    return GCG_OK;
+}
+
+static gcg_status emit_packed(gcg_writer *w, uint32_t id, const uint32_t c[4], const void *const *arrays)
+{
+    uint8_t *buf;
+    size_t size;
+    gcg_status st = pack_section(id, c, arrays, &buf, &size);
+    if (st == GCG_OK)
+        st = gcg_writer_add(w, id, buf, size);
     free(buf);
     return st;
 }
@@ -123,18 +134,46 @@ static gcg_status emit_symbols(const cfg *g, gcg_writer *w)
     return st;
 }
 
-/* GCG_SEC_VOCAB (artifact_format.h). */
-static gcg_status emit_vocab(const gcg_vocab *v, gcg_writer *w)
+/* GCG_SEC_VOCAB and GCG_SEC_TRIE (the byte trie: the brute-force mask
+ * walks it), serialized once per vocabulary. */
+gcg_status gcg_vocab_sections_build(const gcg_vocab *v, gcg_vocab_sections *out)
 {
+    memset(out, 0, sizeof *out);
     uint32_t c[4] = {v->n_tokens, v->n_eos, v->offsets[v->n_tokens], 0};
-    return emit_packed(w, GCG_SEC_VOCAB, c, (const void *[]){v->offsets, v->eos, v->flags, v->bytes});
+    gcg_status st = pack_section(GCG_SEC_VOCAB, c, (const void *[]){v->offsets, v->eos, v->flags, v->bytes},
+                                 &out->vocab, &out->vocab_size);
+    token_trie t;
+    if (st == GCG_OK && (st = gcg_trie_build(v, NULL, &t)) == GCG_OK) {
+        uint32_t tc[4] = {t.n_nodes, t.n_tokens, 0, 0};
+        st = pack_section(GCG_SEC_TRIE, tc, (const void *[]){t.end, t.tok_start, t.tokens, t.byte},
+                          &out->trie, &out->trie_size);
+        gcg_trie_free(&t);
+    }
+    if (st != GCG_OK) {
+        gcg_vocab_sections_free(out);
+        return st;
+    }
+    out->n_tokens = v->n_tokens;
+    out->fingerprint = XXH3_64bits(out->vocab, out->vocab_size);
+    return GCG_OK;
 }
 
-/* GCG_SEC_TRIE (artifact_format.h). */
-gcg_status gcg_emit_trie(const token_trie *t, gcg_writer *w)
+void gcg_vocab_sections_free(gcg_vocab_sections *s)
 {
-    uint32_t c[4] = {t->n_nodes, t->n_tokens, 0, 0};
-    return emit_packed(w, GCG_SEC_TRIE, c, (const void *[]){t->end, t->tok_start, t->tokens, t->byte});
+    if (!s->borrowed)
+        free(s->vocab), free(s->trie);
+    memset(s, 0, sizeof *s);
+}
+
+gcg_status gcg_emit_vocab(const gcg_vocab_sections *s, bool by_reference, gcg_writer *w)
+{
+    uint32_t c[4] = {s->n_tokens, 0, (uint32_t)s->fingerprint, (uint32_t)(s->fingerprint >> 32)};
+    gcg_status st = emit_packed(w, GCG_SEC_VOCAB_REF, c, NULL);
+    if (st == GCG_OK && !by_reference)
+        st = gcg_writer_add(w, GCG_SEC_VOCAB, s->vocab, s->vocab_size);
+    if (st == GCG_OK && !by_reference)
+        st = gcg_writer_add(w, GCG_SEC_TRIE, s->trie, s->trie_size);
+    return st;
 }
 
 static gcg_status emit_sets(const mask_automaton *a, gcg_writer *w)
@@ -202,7 +241,5 @@ gcg_status gcg_emit_tables(const gcg_emit_input *in, gcg_writer *w)
         st = emit_lr(in, w);
     if (st == GCG_OK)
         st = emit_symbols(in->g, w);
-    if (st == GCG_OK && in->vocab)
-        st = emit_vocab(in->vocab, w);
     return st;
 }

@@ -64,16 +64,16 @@ static gcg_status check_action(const gcg_tables *t, uint32_t a, bool in_multi, g
 /* A packed section (artifact_format.h): *out points at it, its counts go to
  * c and its layout to l, once its size matches them. Absent: *out = NULL,
  * GCG_OK when optional, "missing section" otherwise. */
-static gcg_status packed(const gcg_artifact *a, uint32_t id, bool required, uint32_t c[4],
+static gcg_status packed(const gcg_container *cont, uint32_t id, bool required, uint32_t c[4],
                          gcg_layout *l, const uint8_t **out, gcg_error *err)
 {
     uint64_t size;
-    const uint8_t *p = *out = gcg_container_section(&a->c, id, &size);
+    const uint8_t *p = *out = gcg_container_section(cont, id, &size);
     if (!p)
         return required ? gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "missing section %s (id %u)",
                                         gcg_section_name(id), id)
                         : GCG_OK;
-    uint64_t at = (uint64_t)(p - a->c.base);
+    uint64_t at = (uint64_t)(p - cont->base);
     if (size < 16)
         return gcg_error_set(err, GCG_ERR_FORMAT, at, "section %s truncated", gcg_section_name(id));
     memcpy(c, p, 16);
@@ -92,7 +92,7 @@ static gcg_status load_disp(const gcg_artifact *a, uint32_t id, uint32_t width, 
     uint32_t c[4];
     gcg_layout l;
     const uint8_t *p;
-    if (packed(a, id, true, c, &l, &p, err) != GCG_OK)
+    if (packed(&a->c, id, true, c, &l, &p, err) != GCG_OK)
         return GCG_ERR_FORMAT;
     if (c[0] != a->t.n_states || c[2] != width)
         return gcg_error_set(err, GCG_ERR_FORMAT, (uint64_t)(p - a->c.base),
@@ -155,17 +155,16 @@ static gcg_status load_tables(gcg_artifact *a, gcg_error *err)
     return check_tables(t, err);
 }
 
-/* GCG_SEC_VOCAB (see artifact_format.h); absent means no vocabulary. */
-static gcg_status load_vocab(gcg_artifact *a, gcg_error *err)
+gcg_status gcg_load_vocab_view(const gcg_container *c, gcg_vocab_view *v, gcg_error *err)
 {
     uint32_t h[4];
     gcg_layout l;
     const uint8_t *p;
-    if (packed(a, GCG_SEC_VOCAB, false, h, &l, &p, err) != GCG_OK || !p)
+    memset(v, 0, sizeof *v);
+    if (packed(c, GCG_SEC_VOCAB, false, h, &l, &p, err) != GCG_OK || !p)
         return p ? GCG_ERR_FORMAT : GCG_OK;
     if (h[0] == 0 || h[0] > (1u << 24) || h[1] > h[0])
         return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "vocabulary section: counts out of range");
-    gcg_vocab_view *v = &a->v;
     v->n_tokens = h[0], v->n_eos = h[1];
     v->offsets = (const uint32_t *)(p + l.off[0]);
     v->eos = (const uint32_t *)(p + l.off[1]);
@@ -183,17 +182,17 @@ static gcg_status load_vocab(gcg_artifact *a, gcg_error *err)
 }
 
 /* GCG_SEC_TRIE: every node range nested, every token listed once in range. */
-static gcg_status load_trie(gcg_artifact *a, gcg_error *err)
+gcg_status gcg_load_trie_view(const gcg_container *c, uint32_t n_tokens, gcg_trie_view *t, gcg_error *err)
 {
     uint32_t h[4];
     gcg_layout l;
     const uint8_t *p;
-    if (packed(a, GCG_SEC_TRIE, false, h, &l, &p, err) != GCG_OK || !p)
+    memset(t, 0, sizeof *t);
+    if (packed(c, GCG_SEC_TRIE, false, h, &l, &p, err) != GCG_OK || !p)
         return p ? GCG_ERR_FORMAT : GCG_OK;
     uint64_t n = h[0], m = h[1];
-    if (n == 0 || n > (1u << 28) || m > a->v.n_tokens)
+    if (n == 0 || n > (1u << 28) || m > n_tokens)
         return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "trie section: counts out of range");
-    gcg_trie_view *t = &a->trie;
     t->end = (const uint32_t *)(p + l.off[0]);
     t->tok_start = (const uint32_t *)(p + l.off[1]);
     t->tokens = (const uint32_t *)(p + l.off[2]);
@@ -208,7 +207,7 @@ static gcg_status load_trie(gcg_artifact *a, gcg_error *err)
             return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "trie node %u not nested", i);
     }
     for (uint64_t k = 0; k < m; k++)
-        if (t->tokens[k] >= a->v.n_tokens)
+        if (t->tokens[k] >= n_tokens)
             return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "trie token %llu out of range",
                                  (unsigned long long)k);
     t->n_nodes = (uint32_t)n, t->n_listed = (uint32_t)m;
@@ -221,7 +220,7 @@ static gcg_status load_sets(gcg_artifact *a, gcg_error *err)
     uint32_t h[4];
     gcg_layout l;
     const uint8_t *p;
-    if (packed(a, GCG_SEC_TOKENSETS, true, h, &l, &p, err) != GCG_OK)
+    if (packed(&a->c, GCG_SEC_TOKENSETS, true, h, &l, &p, err) != GCG_OK)
         return GCG_ERR_FORMAT;
     if (h[1] != (a->v.n_tokens + 31) / 32)
         return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "token set section: %u words, expected %u",
@@ -249,7 +248,7 @@ static gcg_status load_automaton(gcg_artifact *a, gcg_error *err)
     uint32_t h[4], r[4];
     gcg_layout l, rl;
     const uint8_t *p, *roots;
-    if (packed(a, GCG_SEC_AUTOMATON, false, h, &l, &p, err) != GCG_OK || !p)
+    if (packed(&a->c, GCG_SEC_AUTOMATON, false, h, &l, &p, err) != GCG_OK || !p)
         return p ? GCG_ERR_FORMAT : GCG_OK;
     if (load_sets(a, err) != GCG_OK)
         return GCG_ERR_FORMAT;
@@ -269,7 +268,7 @@ static gcg_status load_automaton(gcg_artifact *a, gcg_error *err)
                 return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "automaton transition %u out of range", i);
         }
     }
-    if (packed(a, GCG_SEC_ROOTS, true, r, &rl, &roots, err) != GCG_OK)
+    if (packed(&a->c, GCG_SEC_ROOTS, true, r, &rl, &roots, err) != GCG_OK)
         return GCG_ERR_FORMAT;
     if (r[0] != a->t.n_states)
         return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "roots section: %u states, expected %u", r[0],
@@ -285,48 +284,93 @@ static gcg_status load_automaton(gcg_artifact *a, gcg_error *err)
     return GCG_OK;
 }
 
-static gcg_status open_validated(gcg_artifact *a, gcg_error *err)
+uint64_t gcg_vocab_fingerprint_of(const gcg_container *c)
+{
+    for (uint32_t i = 0; i < c->n_sections; i++)
+        if (c->sections[i].id == GCG_SEC_VOCAB)
+            return c->sections[i].hash; /* XXH3-64 of the section: checked by the parse */
+    return 0;
+}
+
+gcg_status gcg_load_vocab_ref(const gcg_container *c, uint32_t *n_tokens, uint64_t *fp, gcg_error *err)
+{
+    uint32_t h[4];
+    gcg_layout l;
+    const uint8_t *p;
+    *n_tokens = 0, *fp = 0;
+    if (packed(c, GCG_SEC_VOCAB_REF, false, h, &l, &p, err) != GCG_OK)
+        return GCG_ERR_FORMAT;
+    if (p)
+        *n_tokens = h[0], *fp = h[2] | (uint64_t)h[3] << 32;
+    return GCG_OK;
+}
+
+/* The vocabulary: the artifact's own sections, or the one given for a
+ * by-reference artifact; a given one must have the artifact's fingerprint. */
+static gcg_status attach_vocab(gcg_artifact *a, const gcg_vocabulary *vocab, gcg_error *err)
+{
+    uint32_t ref_tokens;
+    uint64_t ref_fp;
+    if (gcg_load_vocab_ref(&a->c, &ref_tokens, &ref_fp, err) != GCG_OK)
+        return GCG_ERR_FORMAT;
+    a->vocab_embedded = gcg_container_section(&a->c, GCG_SEC_VOCAB, &(uint64_t){0}) != NULL;
+    if (a->vocab_embedded) {
+        if (gcg_load_vocab_view(&a->c, &a->v, err) != GCG_OK ||
+            gcg_load_trie_view(&a->c, a->v.n_tokens, &a->trie, err) != GCG_OK)
+            return GCG_ERR_FORMAT;
+        a->vocab_fp = gcg_vocab_fingerprint_of(&a->c);
+        if (ref_fp && ref_fp != a->vocab_fp)
+            return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET,
+                                 "vocabulary section does not match its fingerprint %016llx",
+                                 (unsigned long long)ref_fp);
+    } else {
+        a->vocab_fp = ref_fp;
+    }
+    if (!a->vocab_embedded && ref_fp && !vocab)
+        return gcg_error_set(err, GCG_ERR_VOCAB_MISMATCH, GCG_NO_OFFSET,
+                             "this artifact was compiled against vocabulary fingerprint %016llx; "
+                             "open it with gcg_artifact_open_file_vocab", (unsigned long long)ref_fp);
+    if (!vocab)
+        return GCG_OK;
+    if (vocab->fingerprint != a->vocab_fp)
+        return gcg_error_set(err, GCG_ERR_VOCAB_MISMATCH, GCG_NO_OFFSET,
+                             "vocabulary does not match the artifact: fingerprint %016llx, expected %016llx",
+                             (unsigned long long)vocab->fingerprint, (unsigned long long)a->vocab_fp);
+    if (!a->vocab_embedded) {
+        if (ref_tokens != vocab->v.n_tokens)
+            return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET,
+                                 "vocabulary reference: %u tokens, the vocabulary has %u", ref_tokens,
+                                 vocab->v.n_tokens);
+        a->v = vocab->v, a->trie = vocab->trie; /* borrowed: vocab outlives a */
+    }
+    return GCG_OK;
+}
+
+static gcg_status open_validated(gcg_artifact *a, const gcg_vocabulary *vocab, gcg_error *err)
 {
     gcg_status st = gcg_container_parse(a->mem, a->size, &a->c, err);
     if (st == GCG_OK)
         st = load_tables(a, err);
     if (st == GCG_OK)
-        st = load_vocab(a, err);
-    if (st == GCG_OK)
-        st = load_trie(a, err);
+        st = attach_vocab(a, vocab, err);
     if (st == GCG_OK)
         st = load_automaton(a, err);
     return st;
 }
 
-gcg_status gcg_artifact_open_memory(const void *data, size_t size, gcg_artifact **out, gcg_error *err)
+gcg_status gcg_copy_aligned(const void *data, size_t size, uint8_t **mem, gcg_error *err)
 {
-    if (!out || (!data && size))
-        return gcg_error_set(err, GCG_ERR_ARG, GCG_NO_OFFSET, "NULL argument");
-    *out = NULL;
-    gcg_artifact *a = calloc(1, sizeof *a);
-    void *mem = NULL;
-    if (!a || posix_memalign(&mem, 64, size ? size : 1) != 0) {
-        free(a);
+    void *m = NULL;
+    if (posix_memalign(&m, 64, size ? size : 1) != 0)
         return gcg_error_set(err, GCG_ERR_NOMEM, GCG_NO_OFFSET, "out of memory");
-    }
     if (size)
-        memcpy(mem, data, size);
-    a->mem = mem, a->size = size;
-    gcg_status st = open_validated(a, err);
-    if (st != GCG_OK) {
-        gcg_artifact_free(a);
-        return st;
-    }
-    *out = a;
+        memcpy(m, data, size);
+    *mem = m;
     return GCG_OK;
 }
 
-gcg_status gcg_artifact_open_file(const char *path, gcg_artifact **out, gcg_error *err)
+gcg_status gcg_map_file(const char *path, uint8_t **mem, size_t *size, gcg_error *err)
 {
-    if (!out || !path)
-        return gcg_error_set(err, GCG_ERR_ARG, GCG_NO_OFFSET, "NULL argument");
-    *out = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
@@ -339,33 +383,87 @@ gcg_status gcg_artifact_open_file(const char *path, gcg_artifact **out, gcg_erro
         close(fd);
         return gcg_error_set(err, GCG_ERR_FORMAT, 0, "%s: empty file", path);
     }
-    void *mem = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     close(fd);
-    if (mem == MAP_FAILED)
+    if (m == MAP_FAILED)
         return gcg_error_set(err, GCG_ERR_IO, GCG_NO_OFFSET, "%s: cannot map: %s", path, strerror(errno));
+    *mem = m, *size = (size_t)st.st_size;
+    return GCG_OK;
+}
+
+void gcg_release(uint8_t *mem, size_t size, bool mapped)
+{
+    if (mapped)
+        munmap(mem, size);
+    else
+        free(mem);
+}
+
+/* Takes over mem (mapped or owned) whatever the outcome. */
+static gcg_status open_bytes(uint8_t *mem, size_t size, bool mapped, const gcg_vocabulary *vocab,
+                             gcg_artifact **out, gcg_error *err)
+{
     gcg_artifact *a = calloc(1, sizeof *a);
     if (!a) {
-        munmap(mem, (size_t)st.st_size);
+        gcg_release(mem, size, mapped);
         return gcg_error_set(err, GCG_ERR_NOMEM, GCG_NO_OFFSET, "out of memory");
     }
-    a->mem = mem, a->size = (size_t)st.st_size, a->mapped = true;
-    gcg_status s = open_validated(a, err);
-    if (s != GCG_OK) {
+    a->mem = mem, a->size = size, a->mapped = mapped;
+    gcg_status st = open_validated(a, vocab, err);
+    if (st != GCG_OK) {
         gcg_artifact_free(a);
-        return s;
+        return st;
     }
     *out = a;
     return GCG_OK;
+}
+
+gcg_status gcg_artifact_open_memory_vocab(const void *data, size_t size, const gcg_vocabulary *vocab,
+                                          gcg_artifact **out, gcg_error *err)
+{
+    if (!out || (!data && size))
+        return gcg_error_set(err, GCG_ERR_ARG, GCG_NO_OFFSET, "NULL argument");
+    *out = NULL;
+    uint8_t *mem;
+    if (gcg_copy_aligned(data, size, &mem, err) != GCG_OK)
+        return GCG_ERR_NOMEM;
+    return open_bytes(mem, size, false, vocab, out, err);
+}
+
+gcg_status gcg_artifact_open_file_vocab(const char *path, const gcg_vocabulary *vocab, gcg_artifact **out,
+                                        gcg_error *err)
+{
+    if (!out || !path)
+        return gcg_error_set(err, GCG_ERR_ARG, GCG_NO_OFFSET, "NULL argument");
+    *out = NULL;
+    uint8_t *mem;
+    size_t size;
+    gcg_status st = gcg_map_file(path, &mem, &size, err);
+    return st == GCG_OK ? open_bytes(mem, size, true, vocab, out, err) : st;
+}
+
+gcg_status gcg_artifact_open_memory(const void *data, size_t size, gcg_artifact **out, gcg_error *err)
+{
+    return gcg_artifact_open_memory_vocab(data, size, NULL, out, err);
+}
+
+gcg_status gcg_artifact_open_file(const char *path, gcg_artifact **out, gcg_error *err)
+{
+    return gcg_artifact_open_file_vocab(path, NULL, out, err);
+}
+
+uint64_t gcg_artifact_vocab_fingerprint(const gcg_artifact *a, bool *embedded)
+{
+    if (embedded)
+        *embedded = a->vocab_embedded;
+    return a->vocab_fp;
 }
 
 void gcg_artifact_free(gcg_artifact *a)
 {
     if (!a)
         return;
-    if (a->mapped)
-        munmap(a->mem, a->size);
-    else
-        free(a->mem);
+    gcg_release(a->mem, a->size, a->mapped);
     free(a);
 }
 
@@ -439,6 +537,6 @@ const char *gcg_section_name(uint32_t id)
 {
     static const char *const names[] = {"unknown", "meta", "grammar", "byteclass", "productions",
                                         "action", "multi", "goto", "symbols", "vocab", "tokensets",
-                                        "automaton", "roots", "certificate", "trie"};
+                                        "automaton", "roots", "certificate", "trie", "vocabref"};
     return id < sizeof names / sizeof *names ? names[id] : "unknown";
 }

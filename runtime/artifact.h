@@ -79,10 +79,39 @@ struct gcg_artifact {
     bool mapped;                   /* mem came from mmap                      */
     gcg_container c;
     gcg_tables t;
-    gcg_vocab_view v;              /* n_tokens = 0 when there is no vocabulary */
+    gcg_vocab_view v;              /* n_tokens = 0 when there is no vocabulary;
+                                      borrowed from a gcg_vocabulary when the
+                                      artifact was compiled by reference      */
     gcg_trie_view trie;
     gcg_mask_view mask;
+    uint64_t vocab_fp;             /* 0: no vocabulary                        */
+    bool vocab_embedded;
 };
+
+/* A prepared vocabulary (.gcgv: GCG_SEC_VOCAB, GCG_SEC_TRIE, GCG_SEC_VOCAB_REF). */
+struct gcg_vocabulary {
+    uint8_t *mem;
+    size_t size;
+    bool mapped;
+    gcg_container c;
+    gcg_vocab_view v;
+    gcg_trie_view trie;
+    uint64_t fingerprint;
+};
+
+/* Shared by the artifact and vocabulary loaders (artifact.c). */
+gcg_status gcg_load_vocab_view(const gcg_container *c, gcg_vocab_view *v, gcg_error *err);
+gcg_status gcg_load_trie_view(const gcg_container *c, uint32_t n_tokens, gcg_trie_view *t,
+                              gcg_error *err);
+/* GCG_SEC_VOCAB_REF's size and fingerprint; zeros when absent. */
+gcg_status gcg_load_vocab_ref(const gcg_container *c, uint32_t *n_tokens, uint64_t *fp, gcg_error *err);
+/* The fingerprint of c's GCG_SEC_VOCAB (its checksum), or 0 without one. */
+uint64_t gcg_vocab_fingerprint_of(const gcg_container *c);
+/* A file mapped read-only, or bytes copied to 64-byte-aligned storage;
+ * gcg_release frees either. */
+gcg_status gcg_map_file(const char *path, uint8_t **mem, size_t *size, gcg_error *err);
+gcg_status gcg_copy_aligned(const void *data, size_t size, uint8_t **mem, gcg_error *err);
+void gcg_release(uint8_t *mem, size_t size, bool mapped);
 
 /* The validated container behind an artifact (section table, sizes). */
 const gcg_container *gcg_artifact_container(const gcg_artifact *art);

@@ -32,7 +32,8 @@ enum gcg_section_id {
     GCG_SEC_AUTOMATON = 11,  /* mask automaton states and transitions             */
     GCG_SEC_ROOTS = 12,      /* per LR state: RootAcc set, RootD automaton state  */
     GCG_SEC_CERTIFICATE = 13,/* worst-case latency bound                          */
-    GCG_SEC_TRIE = 14        /* token trie over byte classes (brute-force mask)   */
+    GCG_SEC_TRIE = 14,       /* token trie over byte classes (brute-force mask)   */
+    GCG_SEC_VOCAB_REF = 15   /* which vocabulary: size and fingerprint (packed)   */
 };
 
 /*
@@ -103,7 +104,15 @@ typedef struct gcg_prod_entry {
  *                 state's transitions by ascending q.
  * GCG_SEC_ROOTS:  packed {n_lr_states, 0, 0, 0}; uint32 root_acc[n_lr_states] (set ids); uint32
  *                 root_d[n_lr_states] (automaton state or GCG_NO_STATE).
- * GCG_SEC_CERTIFICATE: gcg_cert_entry. */
+ * GCG_SEC_CERTIFICATE: gcg_cert_entry.
+ * GCG_SEC_VOCAB_REF: packed {n_tokens, 0, fingerprint low, high word}, no
+ *                 arrays. The fingerprint of a vocabulary is the XXH3-64 of
+ *                 its GCG_SEC_VOCAB section bytes (counts, offsets, EOS ids,
+ *                 flags, bytes: a canonical encoding), which is also that
+ *                 section's checksum in the section table. An artifact with
+ *                 VOCAB_REF and without VOCAB and TRIE was compiled "by
+ *                 reference": it opens only with a vocabulary (a .gcgv file:
+ *                 VOCAB, TRIE and VOCAB_REF alone) of that fingerprint. */
 #define GCG_SET_DENSE 0u
 #define GCG_SET_SPARSE 1u
 #define GCG_NO_STATE UINT32_MAX
@@ -198,6 +207,8 @@ static inline bool gcg_section_layout(uint32_t id, const uint32_t c[4], gcg_layo
     case GCG_SEC_ROOTS:
         gcg_layout_add(l, c[0], 4);               /* root_acc */
         gcg_layout_add(l, c[0], 4);               /* root_d   */
+        return true;
+    case GCG_SEC_VOCAB_REF:
         return true;
     default:
         return false;
