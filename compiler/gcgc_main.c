@@ -593,10 +593,11 @@ static void print_messages(const gcgc_result *r, const char *path, FILE *out)
 
 /* Loads the compiled bytes back (the same validation a user's runtime will
  * do) before they may replace any file. */
-static int verify_artifact(const uint8_t *bytes, size_t n, const gcg_vocabulary *vocab)
+static int verify_artifact(const cli_args *a, const gcgc_vocab *v, const uint8_t *bytes, size_t n)
 {
     gcg_artifact *art = NULL;
     gcg_error err;
+    const gcg_vocabulary *vocab = a->vocab_ref ? gcgc_vocab_runtime(v) : NULL;
     gcg_status st = gcg_artifact_open_memory_vocab(bytes, n, vocab, &art, &err);
     if (st != GCG_OK)
         fprintf(stderr, "gcgc: internal error: the compiled artifact does not load: %s\n",
@@ -644,7 +645,7 @@ static int compile_single(const cli_args *a, const gcgc_vocab *v)
     print_messages(r, path, stderr);
     size_t n = 0;
     const uint8_t *bytes = gcgc_result_artifact(r, &n);
-    int rc = st == GCG_OK ? verify_artifact(bytes, n, a->vocab_ref ? gcgc_vocab_runtime(v) : NULL) : EXIT_ERRORS;
+    int rc = st == GCG_OK ? verify_artifact(a, v, bytes, n) : EXIT_ERRORS;
     if (rc == 0)
         rc = write_output(a, a->output, bytes, n);
     if (rc == 0) {
@@ -752,7 +753,7 @@ static bool batch_one(const cli_args *a, int i, const gcgc_vocab *v, FILE *repor
         print_messages(r, path, stderr);
     size_t n = 0;
     const uint8_t *bytes = gcgc_result_artifact(r, &n);
-    bool ok = r && st == GCG_OK && verify_artifact(bytes, n, a->vocab_ref ? gcgc_vocab_runtime(v) : NULL) == 0 &&
+    bool ok = r && st == GCG_OK && verify_artifact(a, v, bytes, n) == 0 &&
               write_output(a, out, bytes, n) == 0;
     if (!ok && !why[0])
         snprintf(why, sizeof why, "%s", r && first_error(r)[0] ? first_error(r) : "not written");

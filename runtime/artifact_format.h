@@ -102,8 +102,9 @@ typedef struct gcg_prod_entry {
  * GCG_SEC_AUTOMATON: packed {n_states, n_trans, 0, 0}; uint32
  *                 trans_start[n_states + 1]; gcg_trans_entry[n_trans], each
  *                 state's transitions by ascending q.
- * GCG_SEC_ROOTS:  packed {n_lr_states, 0, 0, 0}; uint32 root_acc[n_lr_states] (set ids); uint32
- *                 root_d[n_lr_states] (automaton state or GCG_NO_STATE).
+ * GCG_SEC_ROOTS:  packed {n_lr_states, 0, 0, 0}; uint32 root_acc[n_lr_states]
+ *                 (set ids); uint32 root_d[n_lr_states] (automaton state or
+ *                 GCG_NO_STATE).
  * GCG_SEC_CERTIFICATE: gcg_cert_entry.
  * GCG_SEC_VOCAB_REF: packed {n_tokens, 0, fingerprint low, high word}, no
  *                 arrays. The fingerprint of a vocabulary is the XXH3-64 of
