@@ -101,8 +101,9 @@ static gcg_status load_disp(const gcg_artifact *a, uint32_t id, uint32_t width, 
     *rows = (const gcg_disp_row *)(p + l.off[0]);
     *slots = (const gcg_disp_slot *)(p + l.off[1]);
     *n_slots = c[1];
+    /* No row may carry the free tag: a free slot would then read as its. */
     for (uint32_t s = 0; s < c[0]; s++)
-        if (c[1] < width || (*rows)[s].base > c[1] - width)
+        if (c[1] < width || (*rows)[s].base > c[1] - width || (*rows)[s].tag == GCG_DISP_FREE)
             return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "section %s: row %u out of range",
                                  gcg_section_name(id), s);
     return GCG_OK;

@@ -9,7 +9,7 @@
  * file and only the loader's table checks stand between the corruption and
  * the matcher: a SHIFT to a state out of range, a REDUCE of a production
  * out of range, a goto out of range, a displaced row running past its
- * slots, slot counts that do not match the section size, a conflict list running past the end
+ * slots or carrying the free slots' tag, slot counts that do not match the section size, a conflict list running past the end
  * of the multi section or nesting another list, a class out of range, a
  * production's lhs out of range, a section size that does not match the
  * dimensions, a missing section, vocabulary offsets that decrease, trie
@@ -251,6 +251,13 @@ static bool c_goto_row(blob *b, char *want, size_t cap)
     return row_past_end(b, GCG_SEC_GOTO, dims_of(b).n_nts, want, cap);
 }
 
+static bool c_goto_free_tag(blob *b, char *want, size_t cap)
+{
+    rows(b, GCG_SEC_GOTO)[2].tag = GCG_DISP_FREE;
+    snprintf(want, cap, "section goto: row 2 out of range");
+    return true;
+}
+
 static bool c_action_counts(blob *b, char *want, size_t cap)
 {
     uint64_t size;
@@ -485,6 +492,7 @@ static const corrupt_case cases[] = {
     {"goto_state", c_goto_state},
     {"action_row", c_action_row},
     {"goto_row", c_goto_row},
+    {"goto_free_tag", c_goto_free_tag},
     {"action_counts", c_action_counts},
     {"multi_past_end", c_multi_past_end},
     {"multi_index", c_multi_index},
