@@ -165,7 +165,7 @@ static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *
             gcg_mask_sim_add_config(&c->sim, node, lhs, skip - 1);
             continue;
         }
-        uint32_t to = t->go[(size_t)q * t->n_nts + lhs];
+        uint32_t to = lr_goto(t, q, lhs);
         if (to != GCG_NO_GOTO)
             gcg_mask_sim_resume(&c->sim, node, q, to);
     }

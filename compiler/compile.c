@@ -127,23 +127,30 @@ static gcg_status write_artifact(compilation *c, const char *src, size_t len,
         .g = &c->g, .bc = &c->bc, .lr = &c->lr, .vocab = v,
         .vocab_name = opt->vocab ? (opt->vocab_name ? opt->vocab_name : "tokenizer") : "bytes256",
     };
+    /* The vocabulary's sections: prepared once per vocabulary when given. */
+    gcg_vocab_sections own = {0};
+    const gcg_vocab_sections *vs = opt->vocab && opt->vocab_sections ? opt->vocab_sections : &own;
+    gcg_status st = vs == &own ? gcg_vocab_sections_build(v, &own) : GCG_OK;
     gcg_writer w;
     gcg_writer_init(&w);
-    token_trie trie;
-    gcg_status st = gcg_trie_build(v, NULL, &trie);
-    if (st == GCG_OK) {
+    if (st == GCG_OK)
         st = gcg_emit_tables(&in, &w);
-        if (st == GCG_OK)
-            st = gcg_emit_trie(&trie, &w);
-        if (st == GCG_OK && !opt->no_automaton)
-            st = build_automaton(c, v, &trie, opt, &w, stats, diag);
-        if (st == GCG_OK && opt->n_triggers)
-            st = gcg_triggers_emit(opt->triggers, opt->n_triggers, v->n_tokens, &w, diag);
-        gcg_trie_free(&trie);
-    }
+    if (st == GCG_OK)
+        st = gcg_emit_vocab(vs, opt->vocab_by_reference, &w);
+    /* The byte trie the mask automaton walks: the prepared vocabulary's. */
+    token_trie own_trie = {0};
+    const token_trie *trie = opt->vocab && opt->vocab_trie ? opt->vocab_trie : &own_trie;
+    if (st == GCG_OK && !opt->no_automaton && trie == &own_trie)
+        st = gcg_trie_build(v, NULL, &own_trie);
+    if (st == GCG_OK && !opt->no_automaton)
+        st = build_automaton(c, v, trie, opt, &w, stats, diag);
+    gcg_trie_free(&own_trie);
+    if (st == GCG_OK && opt->n_triggers)
+        st = gcg_triggers_emit(opt->triggers, opt->n_triggers, v->n_tokens, &w, diag);
     if (st == GCG_OK)
         st = gcg_writer_finish(&w, out, out_size);
     gcg_writer_free(&w);
+    gcg_vocab_sections_free(&own);
     return st;
 }
 

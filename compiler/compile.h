@@ -23,6 +23,11 @@ typedef struct gcg_compile_options {
     const char *grammar_name;  /* recorded in the artifact's metadata (file name)   */
     const char *vocab_name;    /* recorded in the artifact's metadata (file name)   */
     const gcg_vocab *vocab;    /* NULL = the 256 single bytes                       */
+    const struct token_trie *vocab_trie; /* the vocabulary's byte trie, prepared
+                                            once (NULL: built per compile)     */
+    const struct gcg_vocab_sections *vocab_sections; /* vocab's sections, prepared
+                                  (emit.h); NULL = made for this compile         */
+    bool vocab_by_reference;   /* store only the vocabulary's fingerprint          */
     bool strict_latency;       /* an unbounded certificate is an error              */
     bool no_automaton;         /* skip the mask automaton (byte-level matching only) */
     gcg_limits limits;         /* zero fields: the defaults (compile_limits.h)     */

@@ -196,7 +196,7 @@ static bool apply(counter *c, uint32_t a, uint32_t len, uint32_t t, bool *accept
     uint32_t pop = lr->prod_len[arg];
     if (pop >= len)
         return true;
-    uint32_t go = lr->go[(size_t)c->buf[len - pop - 1] * lr->n_nts + lr->prod_lhs[arg]];
+    uint32_t go = lr_goto(lr, c->buf[len - pop - 1], lr->prod_lhs[arg]);
     if (go == GCG_NO_GOTO)
         return true;
     uint32_t saved = c->buf[len - pop];
@@ -228,7 +228,7 @@ static bool closure(counter *c, uint32_t cfg, uint32_t t, bool *accept)
         uint32_t len;
         if (!load_stack(c, id, &len))
             return false;
-        uint32_t a = lr->action[(size_t)c->buf[len - 1] * lr->n_terms + t];
+        uint32_t a = lr_action(lr, c->buf[len - 1], t);
         if (GCG_ACT_KIND(a) != GCG_ACT_MULTI) {
             if (!apply(c, a, len, t, accept))
                 return false;

@@ -6,6 +6,7 @@
 
 #include "../runtime/artifact_format.h"
 #include "emit.h"
+#include "table_pack.h"
 
 static gcg_status emit_meta(const gcg_emit_input *in, gcg_writer *w)
 {
@@ -22,6 +23,69 @@ static gcg_status emit_meta(const gcg_emit_input *in, gcg_writer *w)
                      in->vocab_name ? in->vocab_name : "none", in->vocab ? in->vocab->n_tokens : 0,
                      (unsigned long long)vh);
     return gcg_writer_add(w, GCG_SEC_META, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* A packed section: the counts, then each array where gcg_section_layout
+ * (artifact_format.h) places it, with the length it gives. */
+static gcg_status pack_section(uint32_t id, const uint32_t c[4], const void *const *arrays, uint8_t **out,
+                               size_t *size)
+{
+    gcg_layout l;
+    gcg_section_layout(id, c, &l);
+    uint8_t *buf = *out = malloc(l.size);
+    if (!buf)
+        return GCG_ERR_NOMEM;
+    memcpy(buf, c, 16);
+    for (uint32_t i = 0; i < l.n; i++)
+        if (gcg_layout_len(&l, i)) /* an empty array may be NULL */
+            memcpy(buf + l.off[i], arrays[i], gcg_layout_len(&l, i));
+    *size = l.size;
+    return GCG_OK;
+}
+
+static gcg_status emit_packed(gcg_writer *w, uint32_t id, const uint32_t c[4], const void *const *arrays)
+{
+    uint8_t *buf;
+    size_t size;
+    gcg_status st = pack_section(id, c, arrays, &buf, &size);
+    if (st == GCG_OK)
+        st = gcg_writer_add(w, id, buf, size);
+    free(buf);
+    return st;
+}
+
+static gcg_status emit_disp(gcg_writer *w, uint32_t id, uint32_t n_rows, uint32_t width,
+                            const uint32_t *start, const uint32_t *cols, const uint32_t *vals)
+{
+    disp_table d;
+    gcg_status st = gcg_disp_pack(n_rows, width, start, cols, vals, &d);
+    if (st != GCG_OK)
+        return st;
+    uint32_t c[4] = {d.n_rows, d.n_slots, d.width, 0};
+    st = emit_packed(w, id, c, (const void *[]){d.rows, d.slots});
+    gcg_disp_free(&d);
+    return st;
+}
+
+/* The action cells other than errors, as sparse rows for the packer. */
+static gcg_status emit_actions(const lr_tables *t, gcg_writer *w)
+{
+    size_t n = 0, cells = (size_t)t->n_states * t->n_terms;
+    for (size_t i = 0; i < cells; i++)
+        n += t->action[i] != GCG_ACT_ERROR;
+    uint32_t *start = malloc(((size_t)t->n_states + 1) * sizeof *start);
+    uint32_t *cols = malloc((n ? n : 1) * sizeof *cols), *vals = malloc((n ? n : 1) * sizeof *vals);
+    gcg_status st = start && cols && vals ? GCG_OK : GCG_ERR_NOMEM;
+    for (uint32_t s = 0, k = 0; st == GCG_OK && s <= t->n_states; s++) {
+        start[s] = k;
+        for (uint32_t x = 0; s < t->n_states && x < t->n_terms; x++)
+            if (lr_action(t, s, x) != GCG_ACT_ERROR)
+                cols[k] = x, vals[k++] = lr_action(t, s, x);
+    }
+    if (st == GCG_OK)
+        st = emit_disp(w, GCG_SEC_ACTION, t->n_states, t->n_terms, start, cols, vals);
+    free(start), free(cols), free(vals);
+    return st;
 }
 
 static gcg_status emit_lr(const gcg_emit_input *in, gcg_writer *w)
@@ -43,13 +107,12 @@ static gcg_status emit_lr(const gcg_emit_input *in, gcg_writer *w)
     if (st == GCG_OK)
         st = gcg_writer_add(w, GCG_SEC_PRODUCTIONS, pe, (size_t)t->n_prods * sizeof *pe);
     free(pe);
-    size_t cells = (size_t)t->n_states * t->n_terms;
     if (st == GCG_OK)
-        st = gcg_writer_add(w, GCG_SEC_ACTION, t->action, cells * sizeof *t->action);
+        st = emit_actions(t, w);
     if (st == GCG_OK)
         st = gcg_writer_add(w, GCG_SEC_MULTI, t->multi, (size_t)t->n_multi * sizeof *t->multi);
     if (st == GCG_OK)
-        st = gcg_writer_add(w, GCG_SEC_GOTO, t->go, (size_t)t->n_states * t->n_nts * sizeof *t->go);
+        st = emit_disp(w, GCG_SEC_GOTO, t->n_states, t->n_nts, t->go_start, t->go_nt, t->go_to);
     return st;
 }
 
@@ -71,43 +134,45 @@ static gcg_status emit_symbols(const cfg *g, gcg_writer *w)
     return st;
 }
 
-/* GCG_SEC_VOCAB: header {n_tokens, n_eos, n_bytes, 0}, offsets[n_tokens + 1],
- * eos[n_eos], flags[n_tokens] (uint8), then the bytes. */
-static gcg_status emit_vocab(const gcg_vocab *v, gcg_writer *w)
+/* GCG_SEC_VOCAB and GCG_SEC_TRIE (the byte trie: the brute-force mask
+ * walks it), serialized once per vocabulary. */
+gcg_status gcg_vocab_sections_build(const gcg_vocab *v, gcg_vocab_sections *out)
 {
-    uint32_t nb = v->offsets[v->n_tokens];
-    size_t size = 16 + ((size_t)v->n_tokens + 1 + v->n_eos) * 4 + v->n_tokens + nb;
-    uint8_t *buf = malloc(size), *p = buf;
-    if (!buf)
-        return GCG_ERR_NOMEM;
-    uint32_t h[4] = {v->n_tokens, v->n_eos, nb, 0};
-    memcpy(p, h, 16), p += 16;
-    memcpy(p, v->offsets, ((size_t)v->n_tokens + 1) * 4), p += ((size_t)v->n_tokens + 1) * 4;
-    if (v->n_eos) /* eos may be NULL when there are none */
-        memcpy(p, v->eos, (size_t)v->n_eos * 4);
-    p += (size_t)v->n_eos * 4;
-    memcpy(p, v->flags, v->n_tokens), p += v->n_tokens;
-    memcpy(p, v->bytes, nb);
-    gcg_status st = gcg_writer_add(w, GCG_SEC_VOCAB, buf, size);
-    free(buf);
-    return st;
+    memset(out, 0, sizeof *out);
+    uint32_t c[4] = {v->n_tokens, v->n_eos, v->offsets[v->n_tokens], 0};
+    gcg_status st = pack_section(GCG_SEC_VOCAB, c, (const void *[]){v->offsets, v->eos, v->flags, v->bytes},
+                                 &out->vocab, &out->vocab_size);
+    token_trie t;
+    if (st == GCG_OK && (st = gcg_trie_build(v, NULL, &t)) == GCG_OK) {
+        uint32_t tc[4] = {t.n_nodes, t.n_tokens, 0, 0};
+        st = pack_section(GCG_SEC_TRIE, tc, (const void *[]){t.end, t.tok_start, t.tokens, t.byte},
+                          &out->trie, &out->trie_size);
+        gcg_trie_free(&t);
+    }
+    if (st != GCG_OK) {
+        gcg_vocab_sections_free(out);
+        return st;
+    }
+    out->n_tokens = v->n_tokens;
+    out->fingerprint = XXH3_64bits(out->vocab, out->vocab_size);
+    return GCG_OK;
 }
 
-/* GCG_SEC_TRIE (artifact_format.h). */
-gcg_status gcg_emit_trie(const token_trie *t, gcg_writer *w)
+void gcg_vocab_sections_free(gcg_vocab_sections *s)
 {
-    size_t n = t->n_nodes, size = 16 + n * 4 + (n + 1) * 4 + (size_t)t->n_tokens * 4 + n;
-    uint8_t *buf = malloc(size), *p = buf;
-    if (!buf)
-        return GCG_ERR_NOMEM;
-    uint32_t h[4] = {t->n_nodes, t->n_tokens, 0, 0};
-    memcpy(p, h, 16), p += 16;
-    memcpy(p, t->end, n * 4), p += n * 4;
-    memcpy(p, t->tok_start, (n + 1) * 4), p += (n + 1) * 4;
-    memcpy(p, t->tokens, (size_t)t->n_tokens * 4), p += (size_t)t->n_tokens * 4;
-    memcpy(p, t->byte, n);
-    gcg_status st = gcg_writer_add(w, GCG_SEC_TRIE, buf, size);
-    free(buf);
+    if (!s->borrowed)
+        free(s->vocab), free(s->trie);
+    memset(s, 0, sizeof *s);
+}
+
+gcg_status gcg_emit_vocab(const gcg_vocab_sections *s, bool by_reference, gcg_writer *w)
+{
+    uint32_t c[4] = {s->n_tokens, 0, (uint32_t)s->fingerprint, (uint32_t)(s->fingerprint >> 32)};
+    gcg_status st = emit_packed(w, GCG_SEC_VOCAB_REF, c, NULL);
+    if (st == GCG_OK && !by_reference)
+        st = gcg_writer_add(w, GCG_SEC_VOCAB, s->vocab, s->vocab_size);
+    if (st == GCG_OK && !by_reference)
+        st = gcg_writer_add(w, GCG_SEC_TRIE, s->trie, s->trie_size);
     return st;
 }
 
@@ -116,15 +181,10 @@ static gcg_status emit_sets(const mask_automaton *a, gcg_writer *w)
     uint64_t n_data = 0;
     for (uint32_t i = 0; i < a->n_sets; i++)
         n_data += gcg_automaton_set_bytes(a, i) / 4;
-    size_t size = 16 + (size_t)a->n_sets * sizeof(gcg_set_entry) + (size_t)n_data * 4;
-    uint8_t *buf = calloc(1, size);
-    if (!buf)
-        return GCG_ERR_NOMEM;
-    uint32_t h[4] = {a->n_sets, a->words, (uint32_t)n_data, 0};
-    memcpy(buf, h, 16);
-    gcg_set_entry *e = (gcg_set_entry *)(buf + 16);
-    uint32_t *data = (uint32_t *)(e + a->n_sets), off = 0;
-    for (uint32_t i = 0; i < a->n_sets; i++) {
+    gcg_set_entry *e = malloc(((size_t)a->n_sets + 1) * sizeof *e);
+    uint32_t *data = malloc((size_t)(n_data ? n_data : 1) * 4), off = 0;
+    gcg_status st = e && data ? GCG_OK : GCG_ERR_NOMEM;
+    for (uint32_t i = 0; st == GCG_OK && i < a->n_sets; i++) {
         bool sparse = (uint64_t)a->set_count[i] < a->words;
         e[i] = (gcg_set_entry){sparse ? GCG_SET_SPARSE : GCG_SET_DENSE, a->set_count[i], off};
         if (!sparse) {
@@ -136,8 +196,10 @@ static gcg_status emit_sets(const mask_automaton *a, gcg_writer *w)
             for (uint32_t bits = a->sets[i][k]; bits; bits &= bits - 1)
                 data[off++] = k * 32 + (uint32_t)__builtin_ctz(bits);
     }
-    gcg_status st = gcg_writer_add(w, GCG_SEC_TOKENSETS, buf, size);
-    free(buf);
+    uint32_t c[4] = {a->n_sets, a->words, (uint32_t)n_data, 0};
+    if (st == GCG_OK)
+        st = emit_packed(w, GCG_SEC_TOKENSETS, c, (const void *[]){e, data});
+    free(e), free(data);
     return st;
 }
 
@@ -145,29 +207,20 @@ static gcg_status emit_sets(const mask_automaton *a, gcg_writer *w)
 gcg_status gcg_emit_automaton(const mask_automaton *a, uint32_t n_lr_states, gcg_writer *w)
 {
     gcg_status st = emit_sets(a, w);
-    size_t size = 16 + ((size_t)a->n_states + 1) * 4 + (size_t)a->n_trans * sizeof(gcg_trans_entry);
-    uint8_t *buf = st == GCG_OK ? malloc(size) : NULL;
-    if (st == GCG_OK && !buf)
+    gcg_trans_entry *t = st == GCG_OK ? malloc(((size_t)a->n_trans + 1) * sizeof *t) : NULL;
+    if (st == GCG_OK && !t)
         st = GCG_ERR_NOMEM;
     if (st == GCG_OK) {
-        uint32_t h[4] = {a->n_states, a->n_trans, 0, 0};
-        memcpy(buf, h, 16);
-        memcpy(buf + 16, a->trans_start, ((size_t)a->n_states + 1) * 4);
-        gcg_trans_entry *t = (gcg_trans_entry *)(buf + 16 + ((size_t)a->n_states + 1) * 4);
         for (uint32_t i = 0; i < a->n_trans; i++)
             t[i] = (gcg_trans_entry){a->trans[i].q, a->trans[i].acc, a->trans[i].next};
-        st = gcg_writer_add(w, GCG_SEC_AUTOMATON, buf, size);
+        uint32_t c[4] = {a->n_states, a->n_trans, 0, 0};
+        st = emit_packed(w, GCG_SEC_AUTOMATON, c, (const void *[]){a->trans_start, t});
     }
-    free(buf);
-    uint32_t *roots = st == GCG_OK ? malloc((size_t)n_lr_states * 8) : NULL;
-    if (st == GCG_OK && !roots)
-        st = GCG_ERR_NOMEM;
+    free(t);
     if (st == GCG_OK) {
-        memcpy(roots, a->root_acc, (size_t)n_lr_states * 4);
-        memcpy(roots + n_lr_states, a->root_d, (size_t)n_lr_states * 4);
-        st = gcg_writer_add(w, GCG_SEC_ROOTS, roots, (size_t)n_lr_states * 8);
+        uint32_t c[4] = {n_lr_states, 0, 0, 0};
+        st = emit_packed(w, GCG_SEC_ROOTS, c, (const void *[]){a->root_acc, a->root_d});
     }
-    free(roots);
     if (st == GCG_OK) {
         gcg_cert_entry ce;
         memset(&ce, 0, sizeof ce);
@@ -189,7 +242,5 @@ gcg_status gcg_emit_tables(const gcg_emit_input *in, gcg_writer *w)
         st = emit_lr(in, w);
     if (st == GCG_OK)
         st = emit_symbols(in->g, w);
-    if (st == GCG_OK && in->vocab)
-        st = emit_vocab(in->vocab, w);
     return st;
 }

@@ -11,7 +11,8 @@
  * by any number of compiles running on any number of threads at once. Each
  * gcgc_compile call owns everything else it touches.
  *
- * Memory: every object returned here is freed with its own _free function;
+ * Memory: every object returned here is freed with its own _free function
+ * (the bytes of gcgc_vocab_write with free());
  * NULL is always a no-op there.
  */
 #ifndef GCGC_H
@@ -64,7 +65,24 @@ GCGC_API gcg_status gcgc_vocab_load_tiktoken(const char *path, const uint32_t *e
 GCGC_API gcg_status gcgc_vocab_bytes256(const uint32_t *eos, uint32_t n_eos, gcgc_vocab **out,
                                         gcg_error *err);
 
+/* Loads a prepared vocabulary file (.gcgv, written by gcgc_vocab_write or
+ * `gcgc vocab`): no tokenizer needed, and the same fingerprint. */
+GCGC_API gcg_status gcgc_vocab_load_gcgv(const char *path, gcgc_vocab **out, gcg_error *err);
+
 GCGC_API void gcgc_vocab_free(gcgc_vocab *v);
+
+/* The .gcgv bytes of the vocabulary (malloc'ed into *out, *size bytes): the
+ * file gcg_vocabulary_open_file opens, for artifacts compiled with
+ * gcgc_options.vocab_by_reference. */
+GCGC_API gcg_status gcgc_vocab_write(const gcgc_vocab *v, uint8_t **out, size_t *size);
+
+/* The vocabulary's fingerprint (gcg_vocabulary_fingerprint of its .gcgv). */
+GCGC_API uint64_t gcgc_vocab_fingerprint(const gcgc_vocab *v);
+
+/* The vocabulary as the runtime holds it (what gcg_vocabulary_open_file
+ * gives for its .gcgv), to open artifacts compiled by reference against it
+ * in the same process. Lives as long as v. */
+GCGC_API const gcg_vocabulary *gcgc_vocab_runtime(const gcgc_vocab *v);
 
 /* Number of token ids. */
 GCGC_API uint32_t gcgc_vocab_size(const gcgc_vocab *v);
@@ -146,6 +164,10 @@ typedef struct gcgc_options {
     /* Lazy grammar triggers (n_triggers > 0 writes the trigger section). */
     const gcgc_trigger *triggers;
     uint32_t n_triggers;
+    bool vocab_by_reference;   /* store the vocabulary's fingerprint, not the
+                                  vocabulary: about 4 MB less per artifact for
+                                  a 128k-token model; the artifact then opens
+                                  only with gcg_artifact_open_*_vocab          */
 } gcgc_options;
 
 /* Fills *opt with the defaults (every field zero / NULL / false). */

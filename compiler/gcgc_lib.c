@@ -4,11 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../runtime/artifact.h"
 #include "compile.h"
+#include "container_write.h"
+#include "emit.h"
 #include "gcgc.h"
+#include "token_trie.h"
 
 struct gcgc_vocab {
     gcg_vocab v;
+    gcg_vocabulary *rt;       /* the same as the runtime opens it (.gcgv)   */
+    gcg_vocab_sections sec;   /* VOCAB and TRIE bytes, made once: in rt's    */
+    token_trie trie;          /* the byte trie the mask automaton walks      */
 };
 
 struct gcgc_result {
@@ -16,6 +23,7 @@ struct gcgc_result {
     uint8_t *artifact;
     size_t size;
     gcgc_stats stats;
+    const gcg_vocabulary *vocab; /* for reading the artifact back */
     char *text;       /* all messages, one a line (NULL: none, or no memory) */
 };
 
@@ -42,6 +50,27 @@ static void first_error(const gcg_diag *d, gcg_status st, gcg_error *err)
     snprintf(err->msg, sizeof err->msg, "%s", gcg_status_str(st));
 }
 
+static gcg_status borrow_sections(gcgc_vocab *pv);
+
+/* The sections, made once, and the runtime's view of them: the .gcgv bytes
+ * opened as gcg_vocabulary_open_memory would, the sections then borrowed
+ * from there so the vocabulary is held once. */
+static gcg_status prepare(gcgc_vocab *pv)
+{
+    gcg_status st = gcg_vocab_sections_build(&pv->v, &pv->sec);
+    uint8_t *bytes = NULL;
+    size_t n = 0;
+    if (st == GCG_OK)
+        st = gcgc_vocab_write(pv, &bytes, &n);
+    if (st == GCG_OK)
+        st = gcg_vocabulary_open_memory(bytes, n, &pv->rt, NULL);
+    free(bytes);
+    if (st != GCG_OK)
+        return st;
+    gcg_vocab_sections_free(&pv->sec);
+    return borrow_sections(pv);
+}
+
 typedef gcg_status (*vocab_loader)(const char *, const uint32_t *, uint32_t, gcg_vocab *, gcg_diag *);
 
 static gcg_status load(vocab_loader fn, const char *path, const uint32_t *eos, uint32_t n_eos,
@@ -59,6 +88,11 @@ static gcg_status load(vocab_loader fn, const char *path, const uint32_t *eos, u
     gcg_diag d;
     gcg_diag_init(&d, path);
     gcg_status st = path ? fn(path, eos, n_eos, &pv->v, &d) : gcg_vocab_bytes256(eos, n_eos, &pv->v);
+    if (st == GCG_OK && (st = prepare(pv)) != GCG_OK) {
+        gcg_diag_add(&d, GCG_SEV_ERROR, 0, 0, "out of memory");
+        gcgc_vocab_free(pv);
+        pv = NULL;
+    }
     if (st != GCG_OK) {
         first_error(&d, st, err);
         free(pv);
@@ -92,12 +126,103 @@ gcg_status gcgc_vocab_bytes256(const uint32_t *eos, uint32_t n_eos, gcgc_vocab *
     return load(NULL, NULL, eos, n_eos, out, err);
 }
 
+/* A .gcgv file: its checked views copied into a gcg_vocab, its sections
+ * borrowed as they are (the same bytes, so the same fingerprint). */
+static gcg_status from_gcgv(const gcg_vocabulary *f, gcgc_vocab *pv)
+{
+    const gcg_vocab_view *x = &f->v;
+    gcg_vocab *v = &pv->v;
+    uint32_t nb = x->offsets[x->n_tokens];
+    v->n_tokens = x->n_tokens, v->n_eos = x->n_eos;
+    v->offsets = malloc(((size_t)x->n_tokens + 1) * 4);
+    v->bytes = malloc(nb ? nb : 1);
+    v->flags = malloc(x->n_tokens);
+    v->eos = malloc((size_t)(x->n_eos ? x->n_eos : 1) * 4);
+    if (!v->offsets || !v->bytes || !v->flags || !v->eos)
+        return GCG_ERR_NOMEM;
+    memcpy(v->offsets, x->offsets, ((size_t)x->n_tokens + 1) * 4);
+    memcpy(v->bytes, x->bytes, nb);
+    memcpy(v->flags, x->flags, x->n_tokens);
+    if (x->n_eos)
+        memcpy(v->eos, x->eos, (size_t)x->n_eos * 4);
+    gcg_vocab_set_eos_source(v, "%s", "the prepared vocabulary (.gcgv)");
+    return borrow_sections(pv);
+}
+
+/* The sections as they lie in the runtime vocabulary's bytes. */
+static gcg_status borrow_sections(gcgc_vocab *pv)
+{
+    if (gcg_trie_build(&pv->v, NULL, &pv->trie) != GCG_OK)
+        return GCG_ERR_NOMEM;
+    const gcg_vocabulary *f = pv->rt;
+    uint64_t vsize, tsize;
+    pv->sec = (gcg_vocab_sections){
+        .vocab = (uint8_t *)gcg_container_section(&f->c, GCG_SEC_VOCAB, &vsize),
+        .trie = (uint8_t *)gcg_container_section(&f->c, GCG_SEC_TRIE, &tsize),
+        .n_tokens = f->v.n_tokens, .fingerprint = f->fingerprint, .borrowed = true,
+    };
+    pv->sec.vocab_size = (size_t)vsize, pv->sec.trie_size = (size_t)tsize;
+    return GCG_OK;
+}
+
+gcg_status gcgc_vocab_load_gcgv(const char *path, gcgc_vocab **out, gcg_error *err)
+{
+    if (!out || !path)
+        return GCG_ERR_ARG;
+    *out = NULL;
+    gcg_vocabulary *f;
+    gcg_status st = gcg_vocabulary_open_file(path, &f, err);
+    if (st != GCG_OK)
+        return st;
+    gcgc_vocab *pv = calloc(1, sizeof *pv);
+    if (pv)
+        pv->rt = f;
+    else
+        gcg_vocabulary_free(f);
+    st = pv ? from_gcgv(f, pv) : GCG_ERR_NOMEM;
+    if (st != GCG_OK) {
+        gcgc_vocab_free(pv);
+        if (err)
+            *err = (gcg_error){GCG_ERR_NOMEM, UINT64_MAX, "out of memory"};
+        return st;
+    }
+    *out = pv;
+    return GCG_OK;
+}
+
+gcg_status gcgc_vocab_write(const gcgc_vocab *v, uint8_t **out, size_t *size)
+{
+    if (!v || !out || !size)
+        return GCG_ERR_ARG;
+    *out = NULL, *size = 0;
+    gcg_writer w;
+    gcg_writer_init(&w);
+    gcg_status st = gcg_emit_vocab(&v->sec, false, &w);
+    if (st == GCG_OK)
+        st = gcg_writer_finish(&w, out, size);
+    gcg_writer_free(&w);
+    return st;
+}
+
+uint64_t gcgc_vocab_fingerprint(const gcgc_vocab *v)
+{
+    return v ? v->sec.fingerprint : 0;
+}
+
 void gcgc_vocab_free(gcgc_vocab *v)
 {
     if (!v)
         return;
     gcg_vocab_free(&v->v);
+    gcg_vocab_sections_free(&v->sec);
+    gcg_trie_free(&v->trie);
+    gcg_vocabulary_free(v->rt);
     free(v);
+}
+
+const gcg_vocabulary *gcgc_vocab_runtime(const gcgc_vocab *v)
+{
+    return v ? v->rt : NULL;
 }
 
 uint32_t gcgc_vocab_size(const gcgc_vocab *v)
@@ -127,7 +252,7 @@ size_t gcgc_vocab_memory(const gcgc_vocab *v)
         return 0;
     const gcg_vocab *x = &v->v;
     return sizeof *v + ((size_t)x->n_tokens + 1) * sizeof *x->offsets + x->offsets[x->n_tokens] +
-           x->n_tokens + (size_t)x->n_eos * sizeof *x->eos;
+           x->n_tokens + (size_t)x->n_eos * sizeof *x->eos + v->sec.vocab_size + v->sec.trie_size;
 }
 
 /* ---- compiling ----------------------------------------------------------- */
@@ -141,7 +266,7 @@ void gcgc_options_default(gcgc_options *opt)
 static void read_certificate(gcgc_result *r)
 {
     gcg_artifact *art;
-    if (gcg_artifact_open_memory(r->artifact, r->size, &art, NULL) != GCG_OK)
+    if (gcg_artifact_open_memory_vocab(r->artifact, r->size, r->vocab, &art, NULL) != GCG_OK)
         return;
     gcg_artifact_certificate(art, &r->stats.certificate);
     gcg_artifact_free(art);
@@ -183,6 +308,9 @@ gcg_status gcgc_compile(const gcgc_vocab *vocab, const char *src, size_t len, co
         .grammar_name = opt->grammar_name,
         .vocab_name = opt->vocab_name,
         .vocab = vocab ? &vocab->v : NULL,
+        .vocab_sections = vocab ? &vocab->sec : NULL,
+        .vocab_trie = vocab ? &vocab->trie : NULL,
+        .vocab_by_reference = opt->vocab_by_reference,
         .strict_latency = opt->strict_latency,
         .no_automaton = opt->no_automaton,
         .limits = {opt->max_repeat, opt->max_grammar_symbols, opt->max_lr_states, opt->max_automaton_states,
@@ -205,6 +333,7 @@ gcg_status gcgc_compile(const gcgc_vocab *vocab, const char *src, size_t len, co
         .artifact_bytes = cs.artifact_bytes,
         .seconds = cs.seconds_total,
     };
+    r->vocab = opt->vocab_by_reference && vocab ? vocab->rt : NULL;
     if (st == GCG_OK)
         read_certificate(r);
     format_messages(r);

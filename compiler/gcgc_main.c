@@ -46,6 +46,8 @@ static const char USAGE[] =
     "  compile GRAMMAR.gbnf -o OUT.gcg [options]   compile a grammar\n"
     "  compile --out-dir DIR G1.gbnf G2.gbnf ...   compile many against one vocabulary\n"
     "  check GRAMMAR.gbnf [options]                check a grammar, print statistics\n"
+    "  vocab --tokenizer T.json -o MODEL.gcgv      prepare a vocabulary once, for\n"
+    "                                              artifacts compiled with --vocab-ref\n"
     "\n"
     "  gcgc COMMAND --help    options of a command\n"
     "  gcgc --version         print the version\n"
@@ -72,6 +74,11 @@ static const char USAGE_COMPILE[] =
     "                             error), compile_ms, artifact_bytes, lr_states,\n"
     "                             certificate (bounded N | unbounded RULE), message\n"
     "  --root NAME                start rule (default: root)\n"
+    "  --vocab-ref                store only the vocabulary's fingerprint, not the\n"
+    "                             vocabulary: the artifact then opens only with\n"
+    "                             the vocabulary (gcg ... --vocab MODEL.gcgv)\n"
+    "  --vocab MODEL.gcgv         a prepared vocabulary (gcgc vocab), instead of a\n"
+    "                             tokenizer\n"
     "  --tokenizer FILE           vocabulary from a Hugging Face tokenizer.json\n"
     "  --vocab-hex FILE           vocabulary as hex lines (\"-\" for a special token)\n"
     "  --tiktoken FILE            vocabulary from a tiktoken rank file (BASE64 RANK)\n"
@@ -129,7 +136,19 @@ static const char USAGE_CHECK[] =
     "\n"
     "exit status: 0 no errors, 1 errors, 2 usage\n";
 
-/* What `gcgc compile` and `gcgc check` were asked to do. */
+static const char USAGE_VOCAB[] =
+    "usage: gcgc vocab (--tokenizer T.json | --vocab-hex FILE | --tiktoken FILE | --vocab F.gcgv)\n"
+    "                  [--eos ID]... -o MODEL.gcgv\n"
+    "\n"
+    "Writes a prepared vocabulary: the token bytes, EOS ids and token trie every\n"
+    "artifact of this model needs, held once by the runtime however many grammars\n"
+    "use it. Artifacts compiled with `gcgc compile --vocab-ref` name it by its\n"
+    "fingerprint (printed) and open with `gcg ... --vocab MODEL.gcgv`. Without a\n"
+    "vocabulary option: the 256 single bytes.\n"
+    "\n"
+    "exit status: 0 ok, 1 errors, 2 usage\n";
+
+/* What `gcgc compile`, `gcgc check` and `gcgc vocab` were asked to do. */
 typedef struct cli_args {
     const char **grammars;    /* the positional arguments            */
     int n_grammars;
@@ -140,6 +159,8 @@ typedef struct cli_args {
     const char *tokenizer;    /* --tokenizer                         */
     const char *vocab_hex;    /* --vocab-hex                         */
     const char *tiktoken;     /* --tiktoken                          */
+    const char *vocab;        /* --vocab (a .gcgv)                   */
+    bool vocab_ref;           /* compile --vocab-ref                 */
     uint32_t eos[MAX_EOS];    /* --eos, in the order given           */
     uint32_t n_eos;
     bool count;               /* check --count N                     */
@@ -289,6 +310,7 @@ static const opt_spec VALUE_OPTIONS[] = {
     {"--tokenizer", NULL, true, true, offsetof(cli_args, tokenizer)},
     {"--vocab-hex", NULL, true, true, offsetof(cli_args, vocab_hex)},
     {"--tiktoken", NULL, true, true, offsetof(cli_args, tiktoken)},
+    {"--vocab", NULL, true, false, offsetof(cli_args, vocab)},
 };
 
 /* --eos and --count take numbers. Returns -1 when consumed, else an exit
@@ -314,7 +336,7 @@ static int number_option(const char *cmd, const char *arg, const char *val, cli_
 static int parse_option(const char *cmd, int argc, char **argv, int *i, cli_args *a)
 {
     const char *arg = argv[*i], *val = NULL;
-    bool compile = strcmp(cmd, "compile") == 0;
+    bool compile = strcmp(cmd, "check") != 0; /* compile, vocab */
     int r = 0;
     for (size_t k = 0; k < sizeof VALUE_OPTIONS / sizeof VALUE_OPTIONS[0]; k++) {
         const opt_spec *o = &VALUE_OPTIONS[k];
@@ -366,6 +388,8 @@ static int parse_option(const char *cmd, int argc, char **argv, int *i, cli_args
         a->strict_latency = true;
     else if (compile && strcmp(arg, "--stats") == 0)
         a->stats = true;
+    else if (compile && strcmp(arg, "--vocab-ref") == 0)
+        a->vocab_ref = true;
     else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
         a->help = true;
     else
@@ -377,12 +401,19 @@ static int parse_option(const char *cmd, int argc, char **argv, int *i, cli_args
 static int check_args(const char *cmd, const cli_args *a)
 {
     bool compile = strcmp(cmd, "compile") == 0;
+    if ((a->tokenizer != NULL) + (a->vocab_hex != NULL) + (a->tiktoken != NULL) + (a->vocab != NULL) > 1)
+        return usage_error(cmd, "--tokenizer, --vocab-hex, --tiktoken and --vocab exclude each other");
+    if (strcmp(cmd, "vocab") == 0) {
+        if (a->n_grammars)
+            return usage_error(cmd, "unexpected argument '%s'", a->grammars[0]);
+        if (a->out_dir || a->report || a->root || a->vocab_ref || a->stats || a->strict_latency)
+            return usage_error(cmd, "only vocabulary options, --eos and -o apply");
+        return a->output ? -1 : usage_error(cmd, "no output file given (-o MODEL.gcgv)");
+    }
     if (a->n_grammars == 0)
         return usage_error(cmd, "no grammar file given");
     if (!compile && a->n_grammars > 1)
         return usage_error(cmd, "unexpected argument '%s'", a->grammars[1]);
-    if ((a->tokenizer != NULL) + (a->vocab_hex != NULL) + (a->tiktoken != NULL) > 1)
-        return usage_error(cmd, "--tokenizer, --vocab-hex and --tiktoken exclude each other");
     if (!compile)
         return -1;
     if (a->out_dir && a->output)
@@ -421,7 +452,10 @@ static int parse_args(const char *cmd, int argc, char **argv, cli_args *a)
         }
     }
     if (a->help) {
-        fputs(strcmp(cmd, "compile") == 0 ? USAGE_COMPILE : USAGE_CHECK, stdout);
+        fputs(strcmp(cmd, "compile") == 0 ? USAGE_COMPILE
+              : strcmp(cmd, "vocab") == 0  ? USAGE_VOCAB
+                                           : USAGE_CHECK,
+              stdout);
         return 0;
     }
     return check_args(cmd, a);
@@ -502,7 +536,7 @@ static int write_output(const cli_args *a, const char *path, const uint8_t *data
         for (int i = 0; i < a->n_grammars; i++)
             input |= same_file(&sb, a->grammars[i]);
         input |= same_file(&sb, a->tokenizer) || same_file(&sb, a->vocab_hex) ||
-                 same_file(&sb, a->tiktoken);
+                 same_file(&sb, a->tiktoken) || same_file(&sb, a->vocab);
         if (!S_ISREG(sb.st_mode)) {
             fprintf(stderr, "gcgc: refusing to write %s: it is %s (-o writes regular files only)\n",
                     path, file_kind(sb.st_mode));
@@ -524,7 +558,7 @@ static int write_output(const cli_args *a, const char *path, const uint8_t *data
 
 static const char *vocab_path(const cli_args *a)
 {
-    return a->tokenizer ? a->tokenizer : a->vocab_hex ? a->vocab_hex : a->tiktoken;
+    return a->tokenizer ? a->tokenizer : a->vocab_hex ? a->vocab_hex : a->tiktoken ? a->tiktoken : a->vocab;
 }
 
 /* The last component of a path ("dir/g.gbnf" -> "g.gbnf"), for the metadata:
@@ -562,6 +596,8 @@ static int load_vocab(const cli_args *a, gcgc_vocab **v)
         st = gcgc_vocab_load_hex(a->vocab_hex, a->eos, a->n_eos, v, &err);
     else if (a->tiktoken)
         st = gcgc_vocab_load_tiktoken(a->tiktoken, a->eos, a->n_eos, v, &err);
+    else if (a->vocab)
+        st = gcgc_vocab_load_gcgv(a->vocab, v, &err);
     else if (a->n_eos)
         st = gcgc_vocab_bytes256(a->eos, a->n_eos, v, &err);
     if (st != GCG_OK) {
@@ -634,11 +670,12 @@ static void print_messages(const gcgc_result *r, const char *path, FILE *out)
 
 /* Loads the compiled bytes back (the same validation a user's runtime will
  * do) before they may replace any file. */
-static int verify_artifact(const uint8_t *bytes, size_t n)
+static int verify_artifact(const cli_args *a, const gcgc_vocab *v, const uint8_t *bytes, size_t n)
 {
     gcg_artifact *art = NULL;
     gcg_error err;
-    gcg_status st = gcg_artifact_open_memory(bytes, n, &art, &err);
+    const gcg_vocabulary *vocab = a->vocab_ref ? gcgc_vocab_runtime(v) : NULL;
+    gcg_status st = gcg_artifact_open_memory_vocab(bytes, n, vocab, &art, &err);
     if (st != GCG_OK)
         fprintf(stderr, "gcgc: internal error: the compiled artifact does not load: %s\n",
                 err.msg);
@@ -668,6 +705,7 @@ static gcg_status compile_file(const cli_args *a, const char *path, const gcgc_v
     opt.max_automaton_states = a->limits[3], opt.max_sim_stacks = a->limits[4];
     opt.tags = a->tags, opt.n_tags = a->n_tags, opt.tags_eos_free_only = a->tags_eos_free_only;
     opt.triggers = a->triggers, opt.n_triggers = a->n_triggers;
+    opt.vocab_by_reference = a->vocab_ref;
     gcg_status st = gcgc_compile(v, src, len, &opt, r);
     free(src);
     if (!*r)
@@ -688,7 +726,7 @@ static int compile_single(const cli_args *a, const gcgc_vocab *v)
     print_messages(r, path, stderr);
     size_t n = 0;
     const uint8_t *bytes = gcgc_result_artifact(r, &n);
-    int rc = st == GCG_OK ? verify_artifact(bytes, n) : EXIT_ERRORS;
+    int rc = st == GCG_OK ? verify_artifact(a, v, bytes, n) : EXIT_ERRORS;
     if (rc == 0)
         rc = write_output(a, a->output, bytes, n);
     if (rc == 0) {
@@ -796,7 +834,7 @@ static bool batch_one(const cli_args *a, int i, const gcgc_vocab *v, FILE *repor
         print_messages(r, path, stderr);
     size_t n = 0;
     const uint8_t *bytes = gcgc_result_artifact(r, &n);
-    bool ok = r && st == GCG_OK && verify_artifact(bytes, n) == 0 &&
+    bool ok = r && st == GCG_OK && verify_artifact(a, v, bytes, n) == 0 &&
               write_output(a, out, bytes, n) == 0;
     if (!ok && !why[0])
         snprintf(why, sizeof why, "%s", r && first_error(r)[0] ? first_error(r) : "not written");
@@ -848,8 +886,44 @@ static int cmd_compile(int argc, char **argv)
         return rc;
     }
     rc = load_vocab(&a, &v);
+    /* By reference needs a vocabulary to refer to: the 256 bytes by default. */
+    if (rc == 0 && a.vocab_ref && !v && gcgc_vocab_bytes256(NULL, 0, &v, NULL) != GCG_OK)
+        rc = EXIT_ERRORS;
     if (rc == 0)
         rc = a.out_dir ? compile_batch(&a, v) : compile_single(&a, v);
+    gcgc_vocab_free(v);
+    free(a.grammars);
+    return rc;
+}
+
+/* ---- gcgc vocab ----------------------------------------------------------- */
+
+static int cmd_vocab(int argc, char **argv)
+{
+    cli_args a;
+    int rc = parse_args("vocab", argc, argv, &a);
+    gcgc_vocab *v = NULL;
+    if (rc >= 0) { /* help or a usage error */
+        free(a.grammars);
+        return rc;
+    }
+    rc = load_vocab(&a, &v);
+    if (rc == 0 && !v && gcgc_vocab_bytes256(NULL, 0, &v, NULL) != GCG_OK)
+        rc = EXIT_ERRORS;
+    uint8_t *bytes = NULL;
+    size_t n = 0;
+    if (rc == 0 && gcgc_vocab_write(v, &bytes, &n) != GCG_OK) {
+        fputs("gcgc: vocab: out of memory\n", stderr);
+        rc = EXIT_ERRORS;
+    }
+    if (rc == 0)
+        rc = write_output(&a, a.output, bytes, n);
+    if (rc == 0) {
+        print_eos(v);
+        fprintf(stderr, "vocabulary: %u tokens, fingerprint %016llx, %zu bytes\n", gcgc_vocab_size(v),
+                (unsigned long long)gcgc_vocab_fingerprint(v), n);
+    }
+    free(bytes);
     gcgc_vocab_free(v);
     free(a.grammars);
     return rc;
@@ -1001,6 +1075,7 @@ static const struct {
 } COMMANDS[] = {
     {"compile", cmd_compile},
     {"check", cmd_check},
+    {"vocab", cmd_vocab},
 };
 
 int main(int argc, char **argv)

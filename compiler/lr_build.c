@@ -7,7 +7,7 @@
 #include "../runtime/artifact_format.h"
 #include "lr_build.h"
 
-#define MAX_TABLE_CELLS (1u << 28) /* states * (classes + nonterminals) */
+#define MAX_TABLE_CELLS (1u << 28) /* states * classes (the shift rows) */
 
 typedef struct builder {
     const cfg *g;
@@ -30,7 +30,11 @@ typedef struct builder {
     uint32_t *kern, n_kern, cap_kern;
     uint64_t *kern_la;          /* W words per kernel item */
     uint32_t *clos, n_clos, cap_clos;
-    uint32_t *shift, *go;       /* n_states * C, n_states * N */
+    uint32_t *shift;            /* n_states * C */
+    /* gotos, one row per expanded state by ascending nonterminal (states are
+     * expanded in order, so rows are appended): row s is go_nt/go_to
+     * [go_start[s], go_start[s + 1]). Sparse, so memory stays linear. */
+    uint32_t *go_start, *go_nt, *go_to, n_go, cap_go;
     uint32_t *accessing;
     uint32_t *htab, hcap;
     /* scratch */
@@ -170,11 +174,15 @@ static bool add_state_rows(builder *b)
     if (need <= cap)
         return true;
     uint32_t c = cap ? cap * 2 : 256;
-    if ((uint64_t)c * (b->C + b->N) > MAX_TABLE_CELLS)
+    if ((uint64_t)c * b->C > MAX_TABLE_CELLS)
         c = need;
-    if ((uint64_t)c * (b->C + b->N) > MAX_TABLE_CELLS)
+    if ((uint64_t)c * b->C > MAX_TABLE_CELLS)
         return false;
     uint32_t **arrs[] = {&b->kern_start, &b->kern_len, &b->clos_start, &b->clos_len, &b->accessing};
+    uint32_t *gs = realloc(b->go_start, ((size_t)c + 1) * sizeof *gs);
+    if (!gs)
+        return false;
+    b->go_start = gs;
     for (size_t i = 0; i < sizeof arrs / sizeof *arrs; i++) {
         uint32_t *q = realloc(*arrs[i], (size_t)c * sizeof **arrs[i]);
         if (!q)
@@ -182,13 +190,9 @@ static bool add_state_rows(builder *b)
         *arrs[i] = q;
     }
     uint32_t *sh = realloc(b->shift, (size_t)c * b->C * sizeof *sh);
-    if (sh)
-        b->shift = sh;
-    uint32_t *go = sh ? realloc(b->go, (size_t)c * b->N * sizeof *go) : NULL;
-    if (go)
-        b->go = go;
-    if (!go)
+    if (!sh)
         return false;
+    b->shift = sh;
     b->cap_states = c;
     return true;
 }
@@ -223,7 +227,6 @@ static uint32_t state_for(builder *b, const uint32_t *k, uint32_t n, uint32_t ac
     b->n_kern += n;
     b->accessing[s] = accessing;
     memset(b->shift + (size_t)s * b->C, 0xff, (size_t)b->C * sizeof *b->shift);
-    memset(b->go + (size_t)s * b->N, 0xff, (size_t)b->N * sizeof *b->go);
     b->htab[h] = s;
     return s;
 }
@@ -292,6 +295,23 @@ static bool collect_pairs(builder *b, uint32_t s, uint32_t *n_pairs)
     return true;
 }
 
+/* Appends a goto to the row of the state being expanded. */
+static bool add_goto(builder *b, uint32_t nt, uint32_t to)
+{
+    uint32_t cap = b->cap_go;
+    uint32_t *a = grow(b->go_nt, &cap, b->n_go + 1, sizeof *a);
+    if (!a)
+        return false;
+    b->go_nt = a;
+    cap = b->cap_go;
+    a = grow(b->go_to, &cap, b->n_go + 1, sizeof *a);
+    if (!a)
+        return false;
+    b->go_to = a, b->cap_go = cap;
+    b->go_nt[b->n_go] = nt, b->go_to[b->n_go++] = to;
+    return true;
+}
+
 static gcg_status expand_state(builder *b, uint32_t s)
 {
     uint32_t n;
@@ -300,6 +320,7 @@ static gcg_status expand_state(builder *b, uint32_t s)
     uint32_t *k = malloc((size_t)(n ? n : 1) * sizeof *k);
     if (!k)
         return GCG_ERR_NOMEM;
+    b->go_start[s] = b->n_go;
     for (uint32_t i = 0; i < n;) {
         uint32_t sym = (uint32_t)(b->pairs[i] >> 32), m = 0;
         for (; i < n && (uint32_t)(b->pairs[i] >> 32) == sym; i++)
@@ -310,12 +331,15 @@ static gcg_status expand_state(builder *b, uint32_t s)
             free(k);
             return b->fail_st;
         }
-        if (sym < b->C)
+        if (sym < b->C) {
             b->shift[(size_t)s * b->C + sym] = t;
-        else
-            b->go[(size_t)s * b->N + (sym - b->C)] = t;
+        } else if (!add_goto(b, sym - b->C, t)) {
+            free(k);
+            return GCG_ERR_NOMEM;
+        }
     }
     free(k);
+    b->go_start[s + 1] = b->n_go;
     return GCG_OK;
 }
 
@@ -384,6 +408,12 @@ static bool propagate_to(builder *b, uint32_t t, uint32_t item, const uint64_t *
     return la_or(b->kern_la + (size_t)(b->kern_start[t] + k) * b->W, la, b->W);
 }
 
+static uint32_t builder_goto(const builder *b, uint32_t s, uint32_t nt)
+{
+    lr_tables view = {.go_start = b->go_start, .go_nt = b->go_nt, .go_to = b->go_to};
+    return lr_goto(&view, s, nt);
+}
+
 static bool propagate_state(builder *b, uint32_t s)
 {
     bool changed = false;
@@ -394,7 +424,7 @@ static bool propagate_state(builder *b, uint32_t s)
             continue;
         const uint64_t *la = item_la(b, s, i);
         if (!CFG_IS_TERM(x)) {
-            changed |= propagate_to(b, b->go[(size_t)s * b->N + x], it + 1, la);
+            changed |= propagate_to(b, builder_goto(b, s, x), it + 1, la);
             continue;
         }
         uint32_t last = UINT32_MAX;
@@ -523,7 +553,8 @@ static gcg_status make_tables(builder *b, lr_tables *t)
     if (st != GCG_OK)
         return st;
     /* The goto and accessing arrays move over as they are. */
-    t->go = b->go, b->go = NULL;
+    t->go_start = b->go_start, t->go_nt = b->go_nt, t->go_to = b->go_to, t->n_go = b->n_go;
+    b->go_start = b->go_nt = b->go_to = NULL;
     t->accessing = b->accessing, b->accessing = NULL;
     return GCG_OK;
 }
@@ -533,7 +564,7 @@ static void builder_free(builder *b)
     cfg_index_free(&b->ix);
     void *ps[] = {b->item_base, b->item_prod, b->item_dot, b->first_after, b->null_after, b->nullable,
                   b->first, b->kern_start, b->kern_len, b->clos_start, b->clos_len, b->kern,
-                  b->kern_la, b->clos, b->shift, b->go, b->accessing, b->htab, b->stamp, b->nt_la,
+                  b->kern_la, b->clos, b->shift, b->go_start, b->go_nt, b->go_to, b->accessing, b->htab, b->stamp, b->nt_la,
                   b->pairs};
     for (size_t i = 0; i < sizeof ps / sizeof *ps; i++)
         free(ps[i]);
@@ -569,7 +600,8 @@ gcg_status gcg_lr_build(const cfg *g, const byteclass *bc, const gcg_limits *lim
 
 void gcg_lr_free(lr_tables *t)
 {
-    free(t->action), free(t->multi), free(t->go), free(t->prod_lhs), free(t->prod_len);
+    free(t->action), free(t->multi), free(t->prod_lhs), free(t->prod_len);
+    free(t->go_start), free(t->go_nt), free(t->go_to);
     free(t->accessing);
     memset(t, 0, sizeof *t);
 }

@@ -17,6 +17,7 @@
 #include "cfg.h"
 #include "diag.h"
 #include "compile_limits.h"
+#include "../runtime/artifact_format.h"
 
 typedef struct lr_tables {
     uint32_t n_states;
@@ -26,7 +27,10 @@ typedef struct lr_tables {
     uint32_t *action;      /* n_states * n_terms cells (artifact_format.h)      */
     uint32_t *multi;       /* conflict lists                                    */
     uint32_t n_multi;
-    uint32_t *go;          /* n_states * n_nts: target state or GCG_NO_GOTO     */
+    uint32_t *go_start;    /* n_states + 1: state s's gotos are go_nt/go_to     */
+    uint32_t *go_nt;       /*   [go_start[s], go_start[s + 1]), by ascending nt */
+    uint32_t *go_to;       /*   (sparse: memory linear in the automaton)        */
+    uint32_t n_go;
     uint32_t *prod_lhs;    /* n_prods */
     uint32_t *prod_len;    /* n_prods */
     uint32_t *accessing;   /* per state: nonterminal, or CFG_TERM | class of one
@@ -38,6 +42,28 @@ typedef struct lr_tables {
 /* `limits` may be NULL for the defaults (max_lr_states). */
 gcg_status gcg_lr_build(const cfg *g, const byteclass *bc, const gcg_limits *limits, lr_tables *out,
                         gcg_diag *diag);
+/* The action cell of state s on terminal term; every reader of the tables
+ * goes through lr_action and lr_goto. */
+static inline uint32_t lr_action(const lr_tables *t, uint32_t s, uint32_t term)
+{
+    return t->action[(size_t)s * t->n_terms + term];
+}
+
+/* The goto of state s on nonterminal nt, or GCG_NO_GOTO: a binary search
+ * of s's row. */
+static inline uint32_t lr_goto(const lr_tables *t, uint32_t s, uint32_t nt)
+{
+    uint32_t lo = t->go_start[s], hi = t->go_start[s + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->go_nt[mid] < nt)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->go_start[s + 1] && t->go_nt[lo] == nt ? t->go_to[lo] : GCG_NO_GOTO;
+}
+
 void gcg_lr_free(lr_tables *t);
 
 #endif /* GCG_LR_BUILD_H */

@@ -131,12 +131,12 @@ static bool build_kernels(report *r)
             ok = items_add(&from, r->kernel[q].v[i]);
         ok = ok && closure(r, &from);
         for (uint32_t c = 0; ok && c + 1 < lr->n_terms; c++) {
-            uint32_t n = shifts(lr, lr->action[(size_t)q * lr->n_terms + c], to, 64);
+            uint32_t n = shifts(lr, lr_action(lr, q, c), to, 64);
             for (uint32_t k = 0; ok && k < n; k++)
                 ok = reach(r, &from, to[k], c, UINT32_MAX, &n_queue);
         }
         for (uint32_t x = 0; ok && x < lr->n_nts; x++) {
-            uint32_t t = lr->go[(size_t)q * lr->n_nts + x];
+            uint32_t t = lr_goto(lr, q, x);
             if (t != GCG_NO_GOTO)
                 ok = reach(r, &from, t, UINT32_MAX, x, &n_queue);
         }
@@ -221,14 +221,14 @@ static void print_entry(const report *r, uint32_t a)
 static void print_terminals(const report *r, uint32_t q, uint32_t t)
 {
     const lr_tables *lr = r->lr;
-    uint32_t a = lr->action[(size_t)q * lr->n_terms + t];
+    uint32_t a = lr_action(lr, q, t);
     bool in[256] = {false};
     for (uint32_t c = 0; c + 1 < lr->n_terms; c++)
-        if (lr->action[(size_t)q * lr->n_terms + c] == a)
+        if (lr_action(lr, q, c) == a)
             for (unsigned b = 0; b < 256; b++)
                 in[b] |= r->bc->class_of[b] == c;
     print_bytes(r->out, in);
-    if (lr->action[(size_t)q * lr->n_terms + lr->n_terms - 1] == a)
+    if (lr_action(lr, q, lr->n_terms - 1) == a)
         fputs(" $end", r->out);
 }
 
@@ -236,11 +236,11 @@ static void print_terminals(const report *r, uint32_t q, uint32_t t)
 static void print_actions(const report *r, uint32_t q)
 {
     const lr_tables *lr = r->lr;
-    const uint32_t *row = lr->action + (size_t)q * lr->n_terms;
     for (uint32_t t = 0; t < lr->n_terms; t++) {
-        bool first = row[t] != 0;
+        uint32_t a = lr_action(lr, q, t);
+        bool first = a != 0;
         for (uint32_t u = 0; first && u < t; u++)
-            first = row[u] != row[t];
+            first = lr_action(lr, q, u) != a;
         if (!first)
             continue;
         fputs("    on ", r->out);
@@ -248,14 +248,14 @@ static void print_actions(const report *r, uint32_t q)
             fputs("$end", r->out);
         else
             print_terminals(r, q, t);
-        if (GCG_ACT_KIND(row[t]) != GCG_ACT_MULTI) {
+        if (GCG_ACT_KIND(a) != GCG_ACT_MULTI) {
             fputs(": ", r->out);
-            print_entry(r, row[t]);
+            print_entry(r, a);
             fputc('\n', r->out);
             continue;
         }
         fputs(": ** conflict **\n", r->out);
-        const uint32_t *m = lr->multi + GCG_ACT_ARG(row[t]);
+        const uint32_t *m = lr->multi + GCG_ACT_ARG(a);
         for (uint32_t k = 1; k <= m[0]; k++) {
             fputs("        ", r->out);
             print_entry(r, m[k]);
@@ -278,7 +278,7 @@ static void print_state(const report *r, uint32_t q)
     fputc('\n', r->out);
     print_actions(r, q);
     for (uint32_t x = 0; x < lr->n_nts; x++) {
-        uint32_t t = lr->go[(size_t)q * lr->n_nts + x];
+        uint32_t t = lr_goto(lr, q, x);
         if (t != GCG_NO_GOTO)
             fprintf(r->out, "    goto %s: %u\n", r->g->nts[x].name, t);
     }

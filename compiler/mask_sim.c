@@ -30,7 +30,7 @@ static gcg_status build_pred(mask_sim *c)
     vec edges = {0}; /* (to, from) pairs */
     for (uint32_t s = 0; s < n; s++) {
         for (uint32_t x = 0; x + 1 < t->n_terms; x++) {
-            uint32_t a = t->action[(size_t)s * t->n_terms + x];
+            uint32_t a = lr_action(t, s, x);
             const uint32_t *list = &a;
             uint32_t cnt = 1;
             if (GCG_ACT_KIND(a) == GCG_ACT_MULTI)
@@ -40,11 +40,9 @@ static gcg_status build_pred(mask_sim *c)
                     (!gcg_vec_push(&edges, GCG_ACT_ARG(list[i])) || !gcg_vec_push(&edges, s)))
                     return GCG_ERR_NOMEM;
         }
-        for (uint32_t a = 0; a < t->n_nts; a++) {
-            uint32_t to = t->go[(size_t)s * t->n_nts + a];
-            if (to != GCG_NO_GOTO && (!gcg_vec_push(&edges, to) || !gcg_vec_push(&edges, s)))
+        for (uint32_t k = t->go_start[s]; k < t->go_start[s + 1]; k++) /* s's gotos */
+            if (!gcg_vec_push(&edges, t->go_to[k]) || !gcg_vec_push(&edges, s))
                 return GCG_ERR_NOMEM;
-        }
     }
     for (uint32_t i = 0; i < edges.n; i += 2)
         c->pred_first[edges.v[i] + 2]++;
@@ -149,7 +147,7 @@ static uint32_t consensus_of(mask_sim *c, uint32_t ref, uint32_t depth, uint32_t
     uint32_t result = DEAD;
     bool some_dead = false;
     for (uint32_t i = 0; i < c->layer.n; i++) {
-        uint32_t to = t->go[(size_t)c->layer.v[i] * t->n_nts + lhs];
+        uint32_t to = lr_goto(t, c->layer.v[i], lhs);
         if (to == GCG_NO_GOTO)
             some_dead = true;
         else if (result == DEAD)
@@ -214,7 +212,7 @@ static bool sim_reduce(mask_sim *c, uint32_t *w, uint32_t p)
     uint32_t o = w[0], k = w[1], len = t->prod_len[p], lhs = t->prod_lhs[p];
     uint32_t to;
     if (len < k) { /* inside the known part */
-        to = t->go[(size_t)w[2 + k - 1 - len] * t->n_nts + lhs];
+        to = lr_goto(t, w[2 + k - 1 - len], lhs);
         w[1] = k - len + 1;
         w[2 + k - len] = to;
         return to != GCG_NO_GOTO;
@@ -309,7 +307,7 @@ static void sim_byte(mask_sim *c, uint32_t sim, uint32_t cls)
             return;
         }
         uint32_t top = w[1] ? w[1 + w[1]] : c->lset_data.v[c->lset_start.v[c->ref]];
-        uint32_t a = t->action[(size_t)top * t->n_terms + cls];
+        uint32_t a = lr_action(t, top, cls);
         bool alive = false;
         switch (GCG_ACT_KIND(a)) {
         case GCG_ACT_SHIFT:

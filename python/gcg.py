@@ -20,13 +20,13 @@ import os
 
 import numpy as np
 
-__all__ = ["GcgError", "CompileError", "Artifact", "Matcher", "Vocab", "compile",
+__all__ = ["GcgError", "CompileError", "Artifact", "Matcher", "Vocab", "Vocabulary", "compile",
            "apply_mask", "version", "format_versions"]
 
 # Status codes (gcg.h section 1); fixed values.
 OK, ERR_NOMEM, ERR_IO, ERR_FORMAT, ERR_VERSION, ERR_ARG = 0, 1, 2, 3, 4, 5
 ERR_TOKEN_RANGE, ERR_REJECTED, ERR_TERMINATED, ERR_ROLLBACK = 6, 7, 8, 9
-ERR_LIMIT, ERR_NO_VOCAB = 10, 11
+ERR_LIMIT, ERR_NO_VOCAB, ERR_VOCAB_MISMATCH = 10, 11, 12
 
 
 class _Error(ctypes.Structure):
@@ -49,7 +49,8 @@ class _CompileOptions(ctypes.Structure):
                 # yet; declared so the struct has gcgc_options's size)
                 ("tags", ctypes.c_void_p), ("n_tags", ctypes.c_uint32),
                 ("tags_eos_free_only", ctypes.c_bool),
-                ("triggers", ctypes.c_void_p), ("n_triggers", ctypes.c_uint32)]
+                ("triggers", ctypes.c_void_p), ("n_triggers", ctypes.c_uint32),
+                ("vocab_by_reference", ctypes.c_bool)]
 
 
 _P = ctypes.c_void_p
@@ -62,6 +63,17 @@ _RUNTIME = {
     "gcg_artifact_open_memory": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(_P),
                                                 ctypes.POINTER(_Error)]),
     "gcg_artifact_free": (None, [_P]),
+    "gcg_artifact_open_file_vocab": (ctypes.c_int, [ctypes.c_char_p, _P, ctypes.POINTER(_P),
+                                                    ctypes.POINTER(_Error)]),
+    "gcg_artifact_open_memory_vocab": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, _P,
+                                                      ctypes.POINTER(_P), ctypes.POINTER(_Error)]),
+    "gcg_artifact_vocab_fingerprint": (ctypes.c_uint64, [_P, ctypes.POINTER(ctypes.c_bool)]),
+    "gcg_vocabulary_open_file": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_P), ctypes.POINTER(_Error)]),
+    "gcg_vocabulary_open_memory": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(_P),
+                                                  ctypes.POINTER(_Error)]),
+    "gcg_vocabulary_free": (None, [_P]),
+    "gcg_vocabulary_size": (ctypes.c_uint32, [_P]),
+    "gcg_vocabulary_fingerprint": (ctypes.c_uint64, [_P]),
     "gcg_artifact_vocab_size": (ctypes.c_uint32, [_P]),
     "gcg_artifact_mask_words": (ctypes.c_size_t, [_P]),
     "gcg_artifact_eos": (_U32P, [_P, _U32P]),
@@ -89,6 +101,9 @@ _COMPILER = {
     "gcgc_vocab_bytes256": (ctypes.c_int, [_U32P, ctypes.c_uint32, ctypes.POINTER(_P),
                                            ctypes.POINTER(_Error)]),
     "gcgc_vocab_free": (None, [_P]),
+    "gcgc_vocab_load_gcgv": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_P), ctypes.POINTER(_Error)]),
+    "gcgc_vocab_write": (ctypes.c_int, [_P, ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_size_t)]),
+    "gcgc_vocab_fingerprint": (ctypes.c_uint64, [_P]),
     "gcgc_vocab_size": (ctypes.c_uint32, [_P]),
     "gcgc_options_default": (None, [ctypes.POINTER(_CompileOptions)]),
     "gcgc_compile": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(_CompileOptions),
@@ -155,8 +170,9 @@ def format_versions():
     return lo.value, hi.value
 
 
-class Artifact:
-    """A loaded .gcg artifact; immutable, shareable by many matchers."""
+class Vocabulary:
+    """A prepared vocabulary (.gcgv, from `gcgc vocab` or Vocab.to_gcgv()), held
+    once for every artifact compiled by reference against it."""
 
     def __init__(self, handle):
         self._h = handle
@@ -164,20 +180,70 @@ class Artifact:
     @classmethod
     def from_file(cls, path):
         h, err = _P(), _Error()
-        _check(_rt.gcg_artifact_open_file(os.fsencode(path), ctypes.byref(h), ctypes.byref(err)), err)
+        _check(_rt.gcg_vocabulary_open_file(os.fsencode(path), ctypes.byref(h), ctypes.byref(err)), err)
         return cls(h)
 
     @classmethod
     def from_bytes(cls, data):
         data = bytes(data)
         h, err = _P(), _Error()
-        _check(_rt.gcg_artifact_open_memory(data, len(data), ctypes.byref(h), ctypes.byref(err)), err)
+        _check(_rt.gcg_vocabulary_open_memory(data, len(data), ctypes.byref(h), ctypes.byref(err)), err)
         return cls(h)
+
+    @property
+    def size(self):
+        return _rt.gcg_vocabulary_size(self._h)
+
+    @property
+    def fingerprint(self):
+        return _rt.gcg_vocabulary_fingerprint(self._h)
+
+    def close(self):
+        if self._h:
+            _rt.gcg_vocabulary_free(self._h)
+            self._h = None
+
+    def __del__(self):
+        self.close()
+
+
+class Artifact:
+    """A loaded .gcg artifact; immutable, shareable by many matchers. An
+    artifact compiled by reference needs its Vocabulary, which it keeps alive."""
+
+    def __init__(self, handle, vocabulary=None):
+        self._h = handle
+        self._vocabulary = vocabulary
+
+    @classmethod
+    def from_file(cls, path, vocabulary=None):
+        h, err = _P(), _Error()
+        v = vocabulary._h if vocabulary else None
+        _check(_rt.gcg_artifact_open_file_vocab(os.fsencode(path), v, ctypes.byref(h), ctypes.byref(err)), err)
+        return cls(h, vocabulary)
+
+    @classmethod
+    def from_bytes(cls, data, vocabulary=None):
+        data = bytes(data)
+        h, err = _P(), _Error()
+        v = vocabulary._h if vocabulary else None
+        _check(_rt.gcg_artifact_open_memory_vocab(data, len(data), v, ctypes.byref(h), ctypes.byref(err)),
+               err)
+        return cls(h, vocabulary)
+
+    @property
+    def vocab_fingerprint(self):
+        """(fingerprint, embedded): the vocabulary's fingerprint (0: none) and
+        whether the artifact holds it (False: compiled by reference)."""
+        embedded = ctypes.c_bool()
+        fp = _rt.gcg_artifact_vocab_fingerprint(self._h, ctypes.byref(embedded))
+        return fp, embedded.value
 
     def close(self):
         if self._h:
             _rt.gcg_artifact_free(self._h)
             self._h = None
+        self._vocabulary = None
 
     def __del__(self):
         self.close()
@@ -313,9 +379,31 @@ class Vocab:
     def bytes256(cls, eos=()):
         return cls(_compiler().gcgc_vocab_bytes256, eos=eos)
 
+    @classmethod
+    def from_gcgv(cls, path):
+        """A prepared vocabulary file (.gcgv): no tokenizer needed."""
+        self = cls.__new__(cls)
+        self._h, err = _P(), _Error()
+        _check(_compiler().gcgc_vocab_load_gcgv(os.fsencode(path), ctypes.byref(self._h), ctypes.byref(err)),
+               err)
+        return self
+
     @property
     def size(self):
         return _compiler().gcgc_vocab_size(self._h)
+
+    @property
+    def fingerprint(self):
+        return _compiler().gcgc_vocab_fingerprint(self._h)
+
+    def to_gcgv(self):
+        """The .gcgv bytes of this vocabulary (open them with Vocabulary)."""
+        p, n = _P(), ctypes.c_size_t()
+        _check(_compiler().gcgc_vocab_write(self._h, ctypes.byref(p), ctypes.byref(n)))
+        try:
+            return ctypes.string_at(p, n.value)
+        finally:
+            _libc.free(p)
 
     def close(self):
         if self._h:
@@ -326,8 +414,13 @@ class Vocab:
         self.close()
 
 
-def compile_bytes(grammar, vocab=None, root=None, name=None, strict_latency=False):
-    """Compiles GBNF text in-process; returns the .gcg bytes or raises CompileError."""
+_libc = ctypes.CDLL(None)
+_libc.free.restype, _libc.free.argtypes = None, [_P]
+
+
+def compile_bytes(grammar, vocab=None, root=None, name=None, strict_latency=False, vocab_ref=False):
+    """Compiles GBNF text in-process; returns the .gcg bytes or raises CompileError.
+    vocab_ref: store only the vocabulary's fingerprint (open with a Vocabulary)."""
     cc = _compiler()
     src = grammar.encode() if isinstance(grammar, str) else bytes(grammar)
     opt = _CompileOptions()
@@ -335,6 +428,7 @@ def compile_bytes(grammar, vocab=None, root=None, name=None, strict_latency=Fals
     opt.root = root.encode() if root else None
     opt.grammar_name = name.encode() if name else None
     opt.strict_latency = strict_latency
+    opt.vocab_by_reference = vocab_ref
     res = _P()
     st = cc.gcgc_compile(vocab._h if vocab else None, src, len(src), ctypes.byref(opt), ctypes.byref(res))
     try:
@@ -348,6 +442,7 @@ def compile_bytes(grammar, vocab=None, root=None, name=None, strict_latency=Fals
         cc.gcgc_result_free(res)
 
 
-def compile(grammar, vocab=None, **kw):
-    """Compiles GBNF text in-process and opens the artifact."""
-    return Artifact.from_bytes(compile_bytes(grammar, vocab, **kw))
+def compile(grammar, vocab=None, vocabulary=None, **kw):
+    """Compiles GBNF text in-process and opens the artifact (with `vocabulary`,
+    a Vocabulary, for vocab_ref=True)."""
+    return Artifact.from_bytes(compile_bytes(grammar, vocab, **kw), vocabulary)

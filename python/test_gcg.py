@@ -28,7 +28,7 @@ class BindingTest(unittest.TestCase):
 
     def test_versions(self):
         self.assertEqual(gcg.version(), "0.1.0")
-        self.assertEqual(gcg.format_versions(), (1, 1))
+        self.assertEqual(gcg.format_versions(), (2, 2))
 
     def test_artifact(self):
         self.assertEqual(self.vocab.size, 18)
@@ -48,6 +48,41 @@ class BindingTest(unittest.TestCase):
             m = art.matcher()
             m.commit_bytes(b"[1,2]")
             self.assertTrue(m.is_complete)
+        finally:
+            os.unlink(path)
+
+    def test_vocabulary_by_reference(self):
+        data = self.vocab.to_gcgv()
+        vocabulary = gcg.Vocabulary.from_bytes(data)
+        self.assertEqual(vocabulary.size, 18)
+        self.assertEqual(vocabulary.fingerprint, self.vocab.fingerprint)
+        ref = gcg.compile_bytes(GRAMMAR, self.vocab, vocab_ref=True)
+        self.assertLess(len(ref), len(gcg.compile_bytes(GRAMMAR, self.vocab)))
+        with self.assertRaises(gcg.GcgError) as cm:
+            gcg.Artifact.from_bytes(ref)
+        self.assertEqual(cm.exception.status, gcg.ERR_VOCAB_MISMATCH)
+        self.assertEqual(cm.exception.message,
+                         f"this artifact was compiled against vocabulary fingerprint "
+                         f"{self.vocab.fingerprint:016x}; open it with gcg_artifact_open_file_vocab")
+        art = gcg.Artifact.from_bytes(ref, vocabulary)
+        self.assertEqual(art.vocab_fingerprint, (self.vocab.fingerprint, False))
+        self.assertEqual(self.art.vocab_fingerprint, (self.vocab.fingerprint, True))
+        a, b = art.matcher(), self.art.matcher()
+        for token in (0, 3, 2, 13):  # "[", "1", ",", "12"
+            ma, mb = a.new_mask(), b.new_mask()
+            self.assertEqual(list(a.fill_mask(ma)), list(b.fill_mask(mb)))
+            a.commit(token)
+            b.commit(token)
+        other = gcg.Vocabulary.from_bytes(gcg.Vocab.bytes256().to_gcgv())
+        with self.assertRaises(gcg.GcgError) as cm:
+            gcg.Artifact.from_bytes(ref, other)
+        self.assertEqual(cm.exception.status, gcg.ERR_VOCAB_MISMATCH)
+        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"gcg-py-{os.getpid()}.gcgv")
+        with open(path, "wb") as f:
+            f.write(data)
+        try:
+            self.assertEqual(gcg.Vocab.from_gcgv(path).fingerprint, self.vocab.fingerprint)
+            self.assertEqual(gcg.Vocabulary.from_file(path).fingerprint, self.vocab.fingerprint)
         finally:
             os.unlink(path)
 

@@ -15,17 +15,39 @@
 
 /* Typed views into the validated sections. Every index stored in them has
  * been checked by the loader: actions and gotos name existing states and
- * productions, multi lists stay inside multi, class_of < n_classes. */
+ * productions, multi lists stay inside multi, class_of < n_classes, and
+ * every row's base + width stays inside its slots. */
 typedef struct gcg_tables {
     uint32_t n_classes, n_terms, n_states, n_nts, n_prods, n_multi, max_rhs;
     const uint8_t *class_of;       /* 256 */
     const gcg_prod_entry *prods;   /* n_prods */
-    const uint32_t *action;        /* n_states * n_terms */
+    const gcg_disp_row *act_rows;  /* n_states (artifact_format.h)         */
+    const gcg_disp_slot *act_slots;/* n_act_slots                          */
     const uint32_t *multi;         /* n_multi */
-    const uint32_t *go;            /* n_states * n_nts */
+    const gcg_disp_row *go_rows;   /* n_states                             */
+    const gcg_disp_slot *go_slots; /* n_go_slots                           */
+    uint32_t n_act_slots, n_go_slots;
     const char *symbols;           /* n_nts NUL-terminated names, or NULL */
     uint32_t symbols_size;
 } gcg_tables;
+
+/* The action cell of state s on terminal term (a class, or n_classes for end
+ * of input). Every read of the tables goes through these two accessors, so
+ * the encoding of the sections can change without touching their users. */
+static inline uint32_t gcg_tables_action(const gcg_tables *t, uint32_t s, uint32_t term)
+{
+    gcg_disp_row r = t->act_rows[s];
+    gcg_disp_slot e = t->act_slots[r.base + term];
+    return e.tag == r.tag ? e.value : GCG_ACT_ERROR;
+}
+
+/* The goto of state s on nonterminal nt, or GCG_NO_GOTO. */
+static inline uint32_t gcg_tables_goto(const gcg_tables *t, uint32_t s, uint32_t nt)
+{
+    gcg_disp_row r = t->go_rows[s];
+    gcg_disp_slot e = t->go_slots[r.base + nt];
+    return e.tag == r.tag ? e.value : GCG_NO_GOTO;
+}
 
 typedef struct gcg_vocab_view {
     uint32_t n_tokens, n_eos;
@@ -57,10 +79,39 @@ struct gcg_artifact {
     bool mapped;                   /* mem came from mmap                      */
     gcg_container c;
     gcg_tables t;
-    gcg_vocab_view v;              /* n_tokens = 0 when there is no vocabulary */
+    gcg_vocab_view v;              /* n_tokens = 0 when there is no vocabulary;
+                                      borrowed from a gcg_vocabulary when the
+                                      artifact was compiled by reference      */
     gcg_trie_view trie;
     gcg_mask_view mask;
+    uint64_t vocab_fp;             /* 0: no vocabulary                        */
+    bool vocab_embedded;
 };
+
+/* A prepared vocabulary (.gcgv: GCG_SEC_VOCAB, GCG_SEC_TRIE, GCG_SEC_VOCAB_REF). */
+struct gcg_vocabulary {
+    uint8_t *mem;
+    size_t size;
+    bool mapped;
+    gcg_container c;
+    gcg_vocab_view v;
+    gcg_trie_view trie;
+    uint64_t fingerprint;
+};
+
+/* Shared by the artifact and vocabulary loaders (artifact.c). */
+gcg_status gcg_load_vocab_view(const gcg_container *c, gcg_vocab_view *v, gcg_error *err);
+gcg_status gcg_load_trie_view(const gcg_container *c, uint32_t n_tokens, gcg_trie_view *t,
+                              gcg_error *err);
+/* GCG_SEC_VOCAB_REF's size and fingerprint; zeros when absent. */
+gcg_status gcg_load_vocab_ref(const gcg_container *c, uint32_t *n_tokens, uint64_t *fp, gcg_error *err);
+/* The fingerprint of c's GCG_SEC_VOCAB (its checksum), or 0 without one. */
+uint64_t gcg_vocab_fingerprint_of(const gcg_container *c);
+/* A file mapped read-only, or bytes copied to 64-byte-aligned storage;
+ * gcg_release frees either. */
+gcg_status gcg_map_file(const char *path, uint8_t **mem, size_t *size, gcg_error *err);
+gcg_status gcg_copy_aligned(const void *data, size_t size, uint8_t **mem, gcg_error *err);
+void gcg_release(uint8_t *mem, size_t size, bool mapped);
 
 /* The validated container behind an artifact (section table, sizes). */
 const gcg_container *gcg_artifact_container(const gcg_artifact *art);

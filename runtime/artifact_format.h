@@ -3,10 +3,16 @@
  * itself is described in container.h). All integers little-endian; arrays
  * are tightly packed uint32 unless stated otherwise. The loader (artifact.c)
  * checks every count and every index below before the runtime follows it.
+ *
+ * Most sections are "packed": four uint32 counts, then arrays whose lengths
+ * follow from the counts. gcg_section_layout() below is the one definition of
+ * those layouts: the writer (compiler/emit.c) places its arrays with it and
+ * the loader (artifact.c) checks sizes and finds its arrays with it.
  */
 #ifndef GCG_ARTIFACT_FORMAT_H
 #define GCG_ARTIFACT_FORMAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum gcg_section_id {
@@ -17,9 +23,9 @@ enum gcg_section_id {
     GCG_SEC_GRAMMAR = 2,     /* the GBNF source, verbatim                         */
     GCG_SEC_BYTECLASS = 3,   /* tables header + byte -> class map                 */
     GCG_SEC_PRODUCTIONS = 4, /* per production: lhs, rhs length                   */
-    GCG_SEC_ACTION = 5,      /* LR action cells, states x terminals               */
+    GCG_SEC_ACTION = 5,      /* LR action cells, row-displaced (packed)           */
     GCG_SEC_MULTI = 6,       /* GLR conflict action lists                         */
-    GCG_SEC_GOTO = 7,        /* LR goto, states x nonterminals                    */
+    GCG_SEC_GOTO = 7,        /* LR goto, row-displaced (packed)                   */
     GCG_SEC_SYMBOLS = 8,     /* nonterminal names (for reports and info)          */
     GCG_SEC_VOCAB = 9,       /* token bytes, flags, EOS ids                       */
     GCG_SEC_TOKENSETS = 10,  /* hash-consed token sets, dense or sparse           */
@@ -27,7 +33,8 @@ enum gcg_section_id {
     GCG_SEC_ROOTS = 12,      /* per LR state: RootAcc set, RootD automaton state  */
     GCG_SEC_CERTIFICATE = 13,/* worst-case latency bound                          */
     GCG_SEC_TRIE = 14,       /* token trie over byte classes (brute-force mask)   */
-    GCG_SEC_TRIGGERS = 15    /* lazy grammar triggers (optional; see below)       */
+    GCG_SEC_TRIGGERS = 15,   /* lazy grammar triggers (optional; see below)       */
+    GCG_SEC_VOCAB_REF = 16   /* which vocabulary: size and fingerprint (packed)   */
 };
 
 /* GCG_SEC_TRIGGERS (optional; present iff the artifact was compiled with
@@ -88,30 +95,47 @@ typedef struct gcg_prod_entry {
     uint32_t len;
 } gcg_prod_entry;
 
-/* GCG_SEC_ACTION: uint32 action[n_states][n_classes + 1].
+/* GCG_SEC_ACTION: packed {n_states, n_slots, width = n_classes + 1, 0};
+ *                 gcg_disp_row rows[n_states]; gcg_disp_slot slots[n_slots].
+ *                 Row displacement with a check tag (Tarjan and Yao 1979, as
+ *                 in yacc): the cell of state s on terminal t is
+ *                 slots[rows[s].base + t].value when that slot's tag equals
+ *                 rows[s].tag, else GCG_ACT_ERROR. States with identical rows
+ *                 share one tag and base; rows[s].base + width <= n_slots, so
+ *                 a lookup is two loads and no bounds test.
  * GCG_SEC_MULTI:  uint32 multi[n_multi].
- * GCG_SEC_GOTO:   uint32 go[n_states][n_nts], GCG_NO_GOTO where undefined.
+ * GCG_SEC_GOTO:   packed {n_states, n_slots, width = n_nts, 0}, the same
+ *                 encoding as the actions; a missing slot is GCG_NO_GOTO.
  * GCG_SEC_SYMBOLS: n_nts NUL-terminated names, in order.
- * GCG_SEC_VOCAB:  uint32 {n_tokens, n_eos, n_bytes, 0}; uint32 offsets[n_tokens+1]
+ * GCG_SEC_VOCAB:  packed {n_tokens, n_eos, n_bytes, 0}; uint32 offsets[n_tokens+1]
  *                 (offsets[0] = 0, non-decreasing, offsets[n_tokens] = n_bytes);
  *                 uint32 eos[n_eos] (ascending ids); uint8 flags[n_tokens]
  *                 (1 special, 2 EOS); uint8 bytes[n_bytes].
- * GCG_SEC_TRIE:   uint32 {n_nodes, n_listed, 0, 0}; uint32 end[n_nodes];
+ * GCG_SEC_TRIE:   packed {n_nodes, n_listed, 0, 0}; uint32 end[n_nodes];
  *                 uint32 tok_start[n_nodes + 1]; uint32 tokens[n_listed];
  *                 uint8 byte[n_nodes]. Nodes in depth-first preorder, children
  *                 by ascending byte: node n's subtree is [n, end[n]); its first
  *                 child is n + 1 (if end[n] > n + 1), the next sibling of child
  *                 c is end[c]; byte[c] labels the edge into c.
- * GCG_SEC_TOKENSETS: uint32 {n_sets, words, n_data, 0}; gcg_set_entry[n_sets];
+ * GCG_SEC_TOKENSETS: packed {n_sets, words, n_data, 0}; gcg_set_entry[n_sets];
  *                 uint32 data[n_data]. A dense set is `words` words of bitmap
  *                 (bit i % 32 of word i / 32 = token i); a sparse set is
  *                 `count` ascending token ids.
- * GCG_SEC_AUTOMATON: uint32 {n_states, n_trans, 0, 0}; uint32
+ * GCG_SEC_AUTOMATON: packed {n_states, n_trans, 0, 0}; uint32
  *                 trans_start[n_states + 1]; gcg_trans_entry[n_trans], each
  *                 state's transitions by ascending q.
- * GCG_SEC_ROOTS:  uint32 root_acc[n_lr_states] (set ids); uint32
- *                 root_d[n_lr_states] (automaton state or GCG_NO_STATE).
- * GCG_SEC_CERTIFICATE: gcg_cert_entry. */
+ * GCG_SEC_ROOTS:  packed {n_lr_states, 0, 0, 0}; uint32 root_acc[n_lr_states]
+ *                 (set ids); uint32 root_d[n_lr_states] (automaton state or
+ *                 GCG_NO_STATE).
+ * GCG_SEC_CERTIFICATE: gcg_cert_entry.
+ * GCG_SEC_VOCAB_REF: packed {n_tokens, 0, fingerprint low, high word}, no
+ *                 arrays. The fingerprint of a vocabulary is the XXH3-64 of
+ *                 its GCG_SEC_VOCAB section bytes (counts, offsets, EOS ids,
+ *                 flags, bytes: a canonical encoding), which is also that
+ *                 section's checksum in the section table. An artifact with
+ *                 VOCAB_REF and without VOCAB and TRIE was compiled "by
+ *                 reference": it opens only with a vocabulary (a .gcgv file:
+ *                 VOCAB, TRIE and VOCAB_REF alone) of that fingerprint. */
 #define GCG_SET_DENSE 0u
 #define GCG_SET_SPARSE 1u
 #define GCG_NO_STATE UINT32_MAX
@@ -144,5 +168,81 @@ typedef struct gcg_cert_entry {
     char unbounded_rule[64];
 } gcg_cert_entry;
 #define GCG_MAX_STATES 0x3FFFFFFFu
+
+/* A row of a displaced table (GCG_SEC_ACTION, GCG_SEC_GOTO), per LR state. */
+typedef struct gcg_disp_row {
+    uint32_t base;    /* slot of column 0                               */
+    uint32_t tag;     /* the slots of this row carry it                  */
+} gcg_disp_row;
+
+typedef struct gcg_disp_slot {
+    uint32_t tag;     /* owning row's tag; GCG_DISP_FREE for none         */
+    uint32_t value;   /* action cell or goto target                      */
+} gcg_disp_slot;
+#define GCG_DISP_FREE UINT32_MAX
+
+/* ---- the layout of packed sections ------------------------------------------ */
+
+#define GCG_LAYOUT_MAX 4
+typedef struct gcg_layout {
+    uint32_t n;                     /* arrays after the 16 count bytes        */
+    uint64_t off[GCG_LAYOUT_MAX];   /* byte offset of each, from the section  */
+    uint64_t size;                  /* the whole section, counts included     */
+} gcg_layout;
+
+static inline void gcg_layout_add(gcg_layout *l, uint64_t count, uint64_t elem)
+{
+    l->off[l->n++] = l->size;
+    l->size += count * elem;
+}
+
+/* Bytes of array i of a layout. */
+static inline uint64_t gcg_layout_len(const gcg_layout *l, uint32_t i)
+{
+    return (i + 1 < l->n ? l->off[i + 1] : l->size) - l->off[i];
+}
+
+/* The layout of packed section `id` with counts c (false: `id` is not a
+ * packed section). Arrays of uint32 come before byte arrays, so every array
+ * is aligned for its elements. Counts are uint32, so sizes cannot overflow. */
+static inline bool gcg_section_layout(uint32_t id, const uint32_t c[4], gcg_layout *l)
+{
+    l->n = 0, l->size = 16;
+    switch (id) {
+    case GCG_SEC_ACTION: /* fall through: the same encoding */
+    case GCG_SEC_GOTO:
+        gcg_layout_add(l, c[0], sizeof(gcg_disp_row));
+        gcg_layout_add(l, c[1], sizeof(gcg_disp_slot));
+        return true;
+    case GCG_SEC_VOCAB:
+        gcg_layout_add(l, (uint64_t)c[0] + 1, 4); /* offsets */
+        gcg_layout_add(l, c[1], 4);               /* eos     */
+        gcg_layout_add(l, c[0], 1);               /* flags   */
+        gcg_layout_add(l, c[2], 1);               /* bytes   */
+        return true;
+    case GCG_SEC_TRIE:
+        gcg_layout_add(l, c[0], 4);               /* end       */
+        gcg_layout_add(l, (uint64_t)c[0] + 1, 4); /* tok_start */
+        gcg_layout_add(l, c[1], 4);               /* tokens    */
+        gcg_layout_add(l, c[0], 1);               /* byte      */
+        return true;
+    case GCG_SEC_TOKENSETS:
+        gcg_layout_add(l, c[0], sizeof(gcg_set_entry));
+        gcg_layout_add(l, c[2], 4);
+        return true;
+    case GCG_SEC_AUTOMATON:
+        gcg_layout_add(l, (uint64_t)c[0] + 1, 4);
+        gcg_layout_add(l, c[1], sizeof(gcg_trans_entry));
+        return true;
+    case GCG_SEC_ROOTS:
+        gcg_layout_add(l, c[0], 4);               /* root_acc */
+        gcg_layout_add(l, c[0], 4);               /* root_d   */
+        return true;
+    case GCG_SEC_VOCAB_REF:
+        return true;
+    default:
+        return false;
+    }
+}
 
 #endif /* GCG_ARTIFACT_FORMAT_H */

@@ -27,8 +27,8 @@
 
 #define GCG_MAGIC "\x89GCG\r\n\x1a\n" /* 8 bytes: high bit, name, line-ending traps */
 #define GCG_MAGIC_SIZE 8
-#define GCG_FORMAT_VERSION 1     /* what this code writes                 */
-#define GCG_FORMAT_OLDEST 1      /* oldest format_version this code reads */
+#define GCG_FORMAT_VERSION 2     /* what this code writes                 */
+#define GCG_FORMAT_OLDEST 2      /* oldest format_version this code reads */
 #define GCG_SECTION_ALIGN 64
 #define GCG_MAX_SECTIONS 64
 

@@ -59,7 +59,8 @@ typedef enum gcg_status {
     GCG_ERR_TERMINATED = 8,   /* EOS was committed; only rollback/reset allowed  */
     GCG_ERR_ROLLBACK = 9,     /* rollback past the history kept                  */
     GCG_ERR_LIMIT = 10,       /* a configured limit was reached; state unchanged */
-    GCG_ERR_NO_VOCAB = 11     /* token-level call on an artifact without vocabulary */
+    GCG_ERR_NO_VOCAB = 11,    /* token-level call on an artifact without vocabulary */
+    GCG_ERR_VOCAB_MISMATCH = 12 /* vocabulary missing or not the artifact's one   */
     /* 64..79 are reserved for the GPU library (gpu/gcg_vk.h). */
 } gcg_status;
 
@@ -117,6 +118,50 @@ GCG_API const uint32_t *gcg_artifact_eos(const gcg_artifact *art, uint32_t *n);
 /* The bytes of token `id` (NULL with *len = 0 for a special token or an id
  * out of range). The pointer lives as long as the artifact. */
 GCG_API const uint8_t *gcg_artifact_token_bytes(const gcg_artifact *art, uint32_t id, uint32_t *len);
+
+/* ---- Vocabularies ------------------------------------------------------
+ * A model's vocabulary (token bytes, EOS ids, token trie) prepared once by
+ * `gcgc vocab ... -o MODEL.gcgv` and held once however many grammars use it.
+ * Artifacts compiled with `gcgc compile --vocab-ref` hold only the
+ * vocabulary's size and fingerprint and borrow the rest from a
+ * gcg_vocabulary given when they are opened; self-contained artifacts (the
+ * default) open with or without one. */
+
+typedef struct gcg_vocabulary gcg_vocabulary;
+
+/* Opens and validates a .gcgv file (mapped, like an artifact). */
+GCG_API gcg_status gcg_vocabulary_open_file(const char *path, gcg_vocabulary **out, gcg_error *err);
+
+/* As gcg_vocabulary_open_file, from memory (the bytes are copied). */
+GCG_API gcg_status gcg_vocabulary_open_memory(const void *data, size_t size, gcg_vocabulary **out,
+                                              gcg_error *err);
+
+/* Frees a vocabulary after every artifact opened with it. NULL is a no-op. */
+GCG_API void gcg_vocabulary_free(gcg_vocabulary *vocab);
+
+/* Number of token ids. */
+GCG_API uint32_t gcg_vocabulary_size(const gcg_vocabulary *vocab);
+
+/* XXH3-64 of the vocabulary's canonical encoding (artifact_format.h): equal
+ * fingerprints, equal vocabularies. */
+GCG_API uint64_t gcg_vocabulary_fingerprint(const gcg_vocabulary *vocab);
+
+/* As gcg_artifact_open_file / _memory, with the vocabulary `vocab`, which
+ * must outlive the artifact. A by-reference artifact borrows its token bytes
+ * and trie from it; any artifact with a vocabulary must match its
+ * fingerprint, else GCG_ERR_VOCAB_MISMATCH ("vocabulary does not match the
+ * artifact: fingerprint X, expected Y"). Opening a by-reference artifact
+ * without a vocabulary (vocab NULL, or gcg_artifact_open_file) fails with
+ * GCG_ERR_VOCAB_MISMATCH too. */
+GCG_API gcg_status gcg_artifact_open_file_vocab(const char *path, const gcg_vocabulary *vocab,
+                                                gcg_artifact **out, gcg_error *err);
+GCG_API gcg_status gcg_artifact_open_memory_vocab(const void *data, size_t size,
+                                                  const gcg_vocabulary *vocab, gcg_artifact **out,
+                                                  gcg_error *err);
+
+/* The fingerprint of the artifact's vocabulary (0 when it has none), and
+ * whether the vocabulary is embedded (false: compiled by reference). */
+GCG_API uint64_t gcg_artifact_vocab_fingerprint(const gcg_artifact *art, bool *embedded);
 
 /* ===================================================================== */
 /* 3. Matchers                                                            */

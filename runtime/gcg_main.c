@@ -42,6 +42,9 @@ static const char USAGE[] =
     "  replay ART.gcg TRACES           check token traces against the masks, time the masks\n"
     "  info ART.gcg                    metadata, sections and latency certificate\n"
     "\n"
+    "Every command takes --vocab MODEL.gcgv: the prepared vocabulary (gcgc vocab)\n"
+    "an artifact compiled with --vocab-ref needs.\n"
+    "\n"
     "  gcg COMMAND --help    details of a command\n"
     "  gcg --version         print the version\n"
     "\n"
@@ -107,6 +110,7 @@ typedef struct cli_args {
     const char *text;     /* mask --text   */
     bool count;           /* mask --count  */
     const char *dot;      /* match --dot   */
+    const char *vocab;    /* --vocab MODEL.gcgv */
     bool help;
 } cli_args;
 
@@ -195,7 +199,8 @@ static uint8_t *read_stream(FILE *f, size_t *len)
 
 /* An artifact from a pipe, FIFO or character device: read into memory, as
  * there is nothing to map. */
-static gcg_status open_artifact_stream(const char *path, gcg_artifact **art, gcg_error *err)
+static gcg_status open_artifact_stream(const char *path, const gcg_vocabulary *vocab, gcg_artifact **art,
+                                       gcg_error *err)
 {
     FILE *f = fopen(path, "rb");
     size_t n = 0;
@@ -207,7 +212,7 @@ static gcg_status open_artifact_stream(const char *path, gcg_artifact **art, gcg
         snprintf(err->msg, sizeof err->msg, "cannot read: %s", strerror(e));
         return GCG_ERR_IO;
     }
-    gcg_status st = gcg_artifact_open_memory(data, n, art, err);
+    gcg_status st = gcg_artifact_open_memory_vocab(data, n, vocab, art, err);
     free(data);
     return st;
 }
@@ -215,7 +220,7 @@ static gcg_status open_artifact_stream(const char *path, gcg_artifact **art, gcg
 /* Opens ART.gcg: a regular file directly; a pipe or FIFO (e.g. `<(gcgc
  * compile ... -o -)`) fully read into memory; a directory or anything else
  * is refused by name, so the message says what happened. */
-static int open_artifact(const char *path, gcg_artifact **art)
+static int open_artifact(const char *path, const gcg_vocabulary *vocab, gcg_artifact **art)
 {
     gcg_error err;
     struct stat sb;
@@ -229,9 +234,9 @@ static int open_artifact(const char *path, gcg_artifact **art)
         return EXIT_ERRORS;
     }
     if (S_ISREG(sb.st_mode))
-        st = gcg_artifact_open_file(path, art, &err);
+        st = gcg_artifact_open_file_vocab(path, vocab, art, &err);
     else if (S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode) || S_ISSOCK(sb.st_mode))
-        st = open_artifact_stream(path, art, &err);
+        st = open_artifact_stream(path, vocab, art, &err);
     else {
         fprintf(stderr, "gcg: %s: not a regular file or a pipe\n", path);
         return EXIT_ERRORS;
@@ -240,6 +245,21 @@ static int open_artifact(const char *path, gcg_artifact **art)
         return CONTINUE;
     fprintf(stderr, "gcg: %s: %s: %s\n", path, gcg_status_str(st), err.msg);
     return EXIT_ERRORS;
+}
+
+/* The vocabulary (--vocab), then the artifact with it. */
+static int open_inputs(const cli_args *a, gcg_vocabulary **vocab, gcg_artifact **art)
+{
+    *vocab = NULL;
+    if (a->vocab) {
+        gcg_error err;
+        gcg_status st = gcg_vocabulary_open_file(a->vocab, vocab, &err);
+        if (st != GCG_OK) {
+            fprintf(stderr, "gcg: %s: %s: %s\n", a->vocab, gcg_status_str(st), err.msg);
+            return EXIT_ERRORS;
+        }
+    }
+    return open_artifact(a->pos[0], *vocab, art);
 }
 
 static int new_matcher(const gcg_artifact *art, uint32_t max_rollback, gcg_matcher **m)
@@ -284,6 +304,8 @@ static int parse_option(const cmd_spec *spec, int argc, char **argv, int *i, cli
         val = &a->text;
     else if (spec->dot_option && strcmp(arg, "--dot") == 0)
         val = &a->dot;
+    else if (strcmp(arg, "--vocab") == 0)
+        val = &a->vocab;
     else
         return usage_error(spec->name, "unknown option '%s'", arg);
     if (val) {
@@ -397,7 +419,8 @@ static int cmd_match(int argc, char **argv)
     const char *name = use_stdin ? "<stdin>" : a.pos[1];
     gcg_artifact *art = NULL;
     gcg_matcher *m = NULL;
-    rc = open_artifact(a.pos[0], &art);
+    gcg_vocabulary *vocab = NULL;
+    rc = open_inputs(&a, &vocab, &art);
     if (rc == CONTINUE)
         rc = new_matcher(art, 1, &m); /* no rollback needed: keep one step */
     FILE *in = NULL;
@@ -416,6 +439,7 @@ static int cmd_match(int argc, char **argv)
         rc = EXIT_ERRORS;
     gcg_matcher_free(m);
     gcg_artifact_free(art);
+    gcg_vocabulary_free(vocab);
     return rc;
 }
 
@@ -510,7 +534,8 @@ static int cmd_mask(int argc, char **argv)
     if (rc != CONTINUE)
         return rc;
     gcg_artifact *art = NULL;
-    rc = open_artifact(a.pos[0], &art);
+    gcg_vocabulary *vocab = NULL;
+    rc = open_inputs(&a, &vocab, &art);
     if (rc == CONTINUE && gcg_artifact_vocab_size(art) == 0) {
         fprintf(stderr, "gcg: %s: %s\n", a.pos[0], gcg_status_str(GCG_ERR_NO_VOCAB));
         rc = EXIT_ERRORS;
@@ -518,6 +543,7 @@ static int cmd_mask(int argc, char **argv)
     if (rc == CONTINUE)
         rc = mask_after(art, &a);
     gcg_artifact_free(art);
+    gcg_vocabulary_free(vocab);
     return rc;
 }
 
@@ -688,7 +714,8 @@ static int cmd_replay(int argc, char **argv)
     FILE *in = NULL;
     replay_totals tot;
     memset(&tot, 0, sizeof tot);
-    rc = open_artifact(a.pos[0], &art);
+    gcg_vocabulary *vocab = NULL;
+    rc = open_inputs(&a, &vocab, &art);
     if (rc == CONTINUE)
         rc = new_matcher(art, 1, &m);
     if (rc == CONTINUE && !(in = open_traces(a.pos[1])))
@@ -707,6 +734,7 @@ static int cmd_replay(int argc, char **argv)
     free(tot.t.ns);
     gcg_matcher_free(m);
     gcg_artifact_free(art);
+    gcg_vocabulary_free(vocab);
     return rc;
 }
 
@@ -733,6 +761,10 @@ static void print_vocab(const gcg_artifact *art)
     for (uint32_t i = 0; i < n_eos; i++)
         printf(" %u", eos[i]);
     puts(n_eos ? "" : " none");
+    bool embedded = false;
+    uint64_t fp = gcg_artifact_vocab_fingerprint(art, &embedded);
+    printf("vocabulary fingerprint: %016llx (%s)\n", (unsigned long long)fp,
+           embedded ? "embedded" : "by reference");
 }
 
 static void print_sections(const gcg_container *c)
@@ -769,7 +801,8 @@ static int cmd_info(int argc, char **argv)
     if (rc != CONTINUE)
         return rc;
     gcg_artifact *art = NULL;
-    rc = open_artifact(a.pos[0], &art);
+    gcg_vocabulary *vocab = NULL;
+    rc = open_inputs(&a, &vocab, &art);
     if (rc == CONTINUE) {
         printf("artifact: %s\n", a.pos[0]);
         fputs("grammar: ", stdout);
@@ -783,6 +816,7 @@ static int cmd_info(int argc, char **argv)
         rc = 0;
     }
     gcg_artifact_free(art);
+    gcg_vocabulary_free(vocab);
     return rc;
 }
 

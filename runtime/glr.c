@@ -98,7 +98,7 @@ static bool act(glr *p, uint32_t v, uint32_t a, uint32_t term, uint32_t via_from
 /* Every action of v (see act for the late-edge restriction). */
 static bool actions(glr *p, uint32_t v, uint32_t term, uint32_t via_from, uint32_t via_to, bool *accept)
 {
-    uint32_t a = p->t->action[(size_t)p->g.nodes[v].state * p->t->n_terms + term];
+    uint32_t a = gcg_tables_action(p->t, p->g.nodes[v].state, term);
     if (GCG_ACT_KIND(a) != GCG_ACT_MULTI)
         return act(p, v, a, term, via_from, via_to, accept);
     const uint32_t *m = p->t->multi + GCG_ACT_ARG(a);
@@ -217,7 +217,7 @@ static gcg_status reduce_to(glr *p, uint32_t u, uint32_t prod, uint32_t term, bo
     const gcg_tables *t = p->t;
     if (!spend(p, 1)) /* the edge it links */
         return GCG_ERR_LIMIT;
-    uint32_t s = t->go[(size_t)p->g.nodes[u].state * t->n_nts + t->prods[prod].lhs];
+    uint32_t s = gcg_tables_goto(t, p->g.nodes[u].state, t->prods[prod].lhs);
     if (s == GCG_NO_GOTO)
         return GCG_OK; /* cannot happen with tables from gcgc; a dead path otherwise */
     gcg_status st = GCG_OK;

@@ -19,6 +19,7 @@ const char *gcg_status_str(gcg_status status)
     case GCG_ERR_ROLLBACK: return "cannot roll back that far";
     case GCG_ERR_LIMIT: return "limit reached";
     case GCG_ERR_NO_VOCAB: return "artifact has no vocabulary";
+    case GCG_ERR_VOCAB_MISMATCH: return "vocabulary mismatch";
     }
     return "unknown status";
 }

@@ -117,7 +117,7 @@ run "$GCGC" compile paren.gbnf -o;    check_grep "gcgc -o without value" 2 err '
 run "$GCGC" compile paren.gbnf -o x.gcg --frob; check_grep "gcgc unknown option" 2 err "^gcgc compile: unknown option '--frob'$"
 run "$GCGC" compile paren.gbnf -o x.gcg --eos 12x; check_grep "gcgc bad --eos" 2 err "^gcgc compile: --eos needs a token id, got '12x'$"
 run "$GCGC" compile paren.gbnf -o x.gcg --tokenizer t.json --vocab-hex paren.hex
-check_grep "gcgc two vocabularies" 2 err '^gcgc compile: --tokenizer, --vocab-hex and --tiktoken exclude each other$'
+check_grep "gcgc two vocabularies" 2 err '^gcgc compile: --tokenizer, --vocab-hex, --tiktoken and --vocab exclude each other$'
 run "$GCGC" check paren.gbnf extra.gbnf; check_grep "gcgc check two grammars" 2 err "^gcgc check: unexpected argument 'extra.gbnf'$"
 run "$GCGC" check paren.gbnf -o x.gcg; check_grep "gcgc check has no -o" 2 err "^gcgc check: unknown option '-o'$"
 [[ ! -e x.gcg ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL usage errors wrote x.gcg"; }
@@ -437,7 +437,7 @@ run "$GCG" info tok.gcg
 check_grep "info grammar" 0 out '^grammar: paren\.gbnf \(root: root\)$'
 check_grep "info vocabulary" 0 out '^vocabulary: paren\.hex, 7 tokens, EOS ids: 6$'
 check_grep "info meta section" 0 out '^ +1  meta +[0-9]+ +[0-9]+$'
-check_grep "info total" 0 out "^total: $(stat -c %s tok.gcg) bytes \\(format version 1\\)$"
+check_grep "info total" 0 out "^total: $(stat -c %s tok.gcg) bytes \\(format version 2\\)$"
 check_grep "info certificate" 0 out '^certificate: '
 check_grep "info automaton section" 0 out '^ +11  automaton +[0-9]+ +[1-9][0-9]*$'
 run "$GCG" info paren.gcg
@@ -483,6 +483,50 @@ run "$GCGC" compile call.gbnf --root call --trigger-token x -o t.gcg
 check_grep "trigger token not a number" 2 err "^gcgc compile: --trigger-token needs a token id, got 'x'$"
 run "$GCGC" compile call.gbnf --root call --trigger-token 999 -o t.gcg
 check_grep "trigger token past the vocabulary" 1 err 'error: trigger 1: token id past the vocabulary$'
+# ---- prepared vocabularies and artifacts compiled by reference ----
+run "$GCGC" vocab --vocab-hex paren.hex --eos 6 -o paren.gcgv
+check_grep "gcgc vocab" 0 err '^vocabulary: 7 tokens, fingerprint [0-9a-f]{16}, [0-9]+ bytes$'
+fp=$(grep -oE 'fingerprint [0-9a-f]{16}' <<<"$err" | cut -d' ' -f2)
+run "$GCGC" vocab --vocab-hex paren.hex --eos 6 -o again.gcgv
+cmp -s paren.gcgv again.gcgv && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL gcgc vocab not reproducible"; }
+run "$GCGC" vocab paren.gbnf -o x.gcgv
+check "gcgc vocab grammar argument" 2 "" "gcgc vocab: unexpected argument 'paren.gbnf'
+Try 'gcgc vocab --help'."
+run "$GCGC" vocab --vocab-hex paren.hex
+check "gcgc vocab no output" 2 "" "gcgc vocab: no output file given (-o MODEL.gcgv)
+Try 'gcgc vocab --help'."
+run "$GCGC" compile paren.gbnf -o ref.gcg --vocab-hex paren.hex --eos 6 --vocab-ref
+check_grep "gcgc --vocab-ref" 0 err '^artifact: [1-9][0-9]* bytes -> ref\.gcg$'
+run "$GCGC" compile paren.gbnf -o ref2.gcg --vocab paren.gcgv --vocab-ref
+run "$GCG" info --vocab paren.gcgv ref2.gcg
+check_grep "gcgc compile --vocab MODEL.gcgv" 0 out "^vocabulary fingerprint: $fp \(by reference\)$"
+run "$GCG" info ref.gcg
+check "gcg info by reference without vocabulary" 1 "" "gcg: ref.gcg: vocabulary mismatch: this artifact was compiled against vocabulary fingerprint $fp; open it with gcg_artifact_open_file_vocab"
+run "$GCG" info --vocab paren.gcgv ref.gcg
+check_grep "gcg info by reference" 0 out "^vocabulary fingerprint: $fp \(by reference\)$"
+run "$GCG" info tok.gcg
+check_grep "gcg info embedded" 0 out "^vocabulary fingerprint: $fp \(embedded\)$"
+run "$GCG" info --vocab paren.gcgv tok.gcg
+check_grep "gcg info embedded with vocabulary" 0 out "^vocabulary fingerprint: $fp \(embedded\)$"
+run "$GCGC" vocab -o bytes.gcgv
+run "$GCG" mask --vocab bytes.gcgv ref.gcg
+check_grep "gcg other vocabulary" 1 err "^gcg: ref\.gcg: vocabulary mismatch: vocabulary does not match the artifact: fingerprint [0-9a-f]{16}, expected $fp$"
+run "$GCG" mask --vocab paren.gcgv ref.gcg --text "(("
+ref_mask=$out
+run "$GCG" mask tok.gcg --text "(("
+check "gcg mask by reference = embedded" 0 "$ref_mask"
+printf '((x))' >in.txt
+run "$GCG" match --vocab paren.gcgv ref.gcg in.txt
+check "gcg match by reference" 0 complete ""
+run "$GCG" info --vocab tok.gcg ref.gcg
+check_grep "gcg artifact as vocabulary" 0 out "^vocabulary fingerprint: $fp \(by reference\)$"
+mkdir -p refdir
+run "$GCGC" compile --out-dir refdir --vocab paren.gcgv --vocab-ref paren.gbnf
+run "$GCG" match --vocab paren.gcgv refdir/paren.gcg in.txt
+check "gcgc --out-dir --vocab-ref" 0 complete ""
+head -c 100 paren.gcgv >trunc.gcgv
+run "$GCG" info --vocab trunc.gcgv ref.gcg
+check_grep "gcg truncated vocabulary" 1 err '^gcg: trunc\.gcgv: artifact format error: file size field [0-9]+ does not match actual size 100$'
 
 echo "cli_test: $pass passed, $fail failed"
 ((fail == 0))

@@ -35,8 +35,8 @@ START_TEST(version_strings)
     gcg_artifact_format_versions(&oldest, &newest);
     ck_assert_uint_eq(oldest, GCG_FORMAT_OLDEST);
     ck_assert_uint_eq(newest, GCG_FORMAT_VERSION);
-    ck_assert_uint_eq(oldest, 1);
-    ck_assert_uint_eq(newest, 1);
+    ck_assert_uint_eq(oldest, 2);
+    ck_assert_uint_eq(newest, 2);
     gcg_artifact_format_versions(NULL, &newest); /* either may be NULL */
     gcg_artifact_format_versions(&oldest, NULL);
 }

@@ -8,7 +8,8 @@
  * recomputed, layout in runtime/container.h), so the container accepts the
  * file and only the loader's table checks stand between the corruption and
  * the matcher: a SHIFT to a state out of range, a REDUCE of a production
- * out of range, a goto out of range, a conflict list running past the end
+ * out of range, a goto out of range, a displaced row running past its
+ * slots or carrying the free slots' tag, slot counts that do not match the section size, a conflict list running past the end
  * of the multi section or nesting another list, a class out of range, a
  * production's lhs out of range, a section size that does not match the
  * dimensions, a missing section, vocabulary offsets that decrease, trie
@@ -146,78 +147,135 @@ typedef bool (*corrupt_fn)(blob *b, char *want, size_t cap);
 /* The offset the error must carry: none, except where a case says. */
 static uint64_t want_offset;
 
-static uint32_t *actions(const blob *b, uint64_t *n)
+/* The slots of a displaced table (artifact_format.h), *n of them. */
+static gcg_disp_slot *slots(const blob *b, uint32_t id, uint64_t *n)
 {
     uint64_t size;
-    uint32_t *a = (uint32_t *)section(b, GCG_SEC_ACTION, &size);
-    *n = size / 4;
-    return a;
+    uint8_t *p = section(b, id, &size);
+    gcg_layout l;
+    uint32_t c[4] = {get32(p), get32(p + 4), get32(p + 8), get32(p + 12)};
+    gcg_section_layout(id, c, &l);
+    *n = c[1];
+    return (gcg_disp_slot *)(p + l.off[1]);
+}
+
+static gcg_disp_row *rows(const blob *b, uint32_t id)
+{
+    uint64_t size;
+    return (gcg_disp_row *)(section(b, id, &size) + 16);
+}
+
+static gcg_disp_slot *actions(const blob *b, uint64_t *n)
+{
+    return slots(b, GCG_SEC_ACTION, n);
+}
+
+/* The first slot a row owns whose action is of `kind`, or NULL. */
+static gcg_disp_slot *first_action(const blob *b, uint32_t kind, uint64_t *at)
+{
+    uint64_t n;
+    gcg_disp_slot *a = actions(b, &n);
+    for (uint64_t i = 0; i < n; i++)
+        if (a[i].tag != GCG_DISP_FREE && GCG_ACT_KIND(a[i].value) == kind) {
+            *at = i;
+            return &a[i];
+        }
+    return NULL;
 }
 
 static bool c_shift_state(blob *b, char *want, size_t cap)
 {
     dims d = dims_of(b);
-    uint64_t n;
-    uint32_t *a = actions(b, &n);
-    for (uint64_t i = 0; i < n; i++)
-        if (GCG_ACT_KIND(a[i]) == GCG_ACT_SHIFT) {
-            a[i] = GCG_ACT(GCG_ACT_SHIFT, d.n_states);
-            snprintf(want, cap, "action 0x%08x out of range", a[i]);
-            return true;
-        }
-    return false;
+    uint64_t at;
+    gcg_disp_slot *e = first_action(b, GCG_ACT_SHIFT, &at);
+    if (!e)
+        return false;
+    e->value = GCG_ACT(GCG_ACT_SHIFT, d.n_states);
+    snprintf(want, cap, "action 0x%08x out of range", e->value);
+    return true;
 }
 
 static bool c_shift_state_last(blob *b, char *want, size_t cap)
 {
-    /* The last cell of the table, a shift far out of range. */
+    /* The last slot of the table, a shift far out of range. */
     uint64_t n;
-    uint32_t *a = actions(b, &n);
-    a[n - 1] = GCG_ACT(GCG_ACT_SHIFT, GCG_MAX_STATES);
-    snprintf(want, cap, "action 0x%08x out of range", a[n - 1]);
+    gcg_disp_slot *a = actions(b, &n);
+    a[n - 1].value = GCG_ACT(GCG_ACT_SHIFT, GCG_MAX_STATES);
+    snprintf(want, cap, "action 0x%08x out of range", a[n - 1].value);
     return true;
 }
 
 static bool c_reduce_prod(blob *b, char *want, size_t cap)
 {
     dims d = dims_of(b);
-    uint64_t n;
-    uint32_t *a = actions(b, &n);
-    for (uint64_t i = 0; i < n; i++)
-        if (GCG_ACT_KIND(a[i]) == GCG_ACT_REDUCE) {
-            a[i] = GCG_ACT(GCG_ACT_REDUCE, d.n_prods);
-            snprintf(want, cap, "action 0x%08x out of range", a[i]);
-            return true;
-        }
-    return false;
+    uint64_t at;
+    gcg_disp_slot *e = first_action(b, GCG_ACT_REDUCE, &at);
+    if (!e)
+        return false;
+    e->value = GCG_ACT(GCG_ACT_REDUCE, d.n_prods);
+    snprintf(want, cap, "action 0x%08x out of range", e->value);
+    return true;
 }
 
 static bool c_goto_state(blob *b, char *want, size_t cap)
 {
     dims d = dims_of(b);
-    uint64_t size;
-    uint32_t *g = (uint32_t *)section(b, GCG_SEC_GOTO, &size);
-    for (uint64_t i = 0; i < size / 4; i++)
-        if (g[i] != GCG_NO_GOTO) {
-            g[i] = d.n_states;
+    uint64_t n;
+    gcg_disp_slot *g = slots(b, GCG_SEC_GOTO, &n);
+    for (uint64_t i = 0; i < n; i++)
+        if (g[i].tag != GCG_DISP_FREE) {
+            g[i].value = d.n_states;
             snprintf(want, cap, "goto entry %llu out of range", (unsigned long long)i);
             return true;
         }
     return false;
 }
 
-/* Index of the first MULTI cell and the multi list it names. */
-static bool first_multi(const blob *b, uint64_t *cell, uint32_t *list)
+/* A row whose columns would run past the slots. */
+static bool row_past_end(blob *b, uint32_t id, uint32_t width, char *want, size_t cap)
 {
     uint64_t n;
-    uint32_t *a = actions(b, &n);
-    for (uint64_t i = 0; i < n; i++)
-        if (GCG_ACT_KIND(a[i]) == GCG_ACT_MULTI) {
-            *cell = i;
-            *list = GCG_ACT_ARG(a[i]);
-            return true;
-        }
-    return false;
+    slots(b, id, &n);
+    rows(b, id)[1].base = (uint32_t)(n - width + 1);
+    snprintf(want, cap, "section %s: row 1 out of range", id == GCG_SEC_ACTION ? "action" : "goto");
+    return true;
+}
+
+static bool c_action_row(blob *b, char *want, size_t cap)
+{
+    return row_past_end(b, GCG_SEC_ACTION, dims_of(b).n_terms, want, cap);
+}
+
+static bool c_goto_row(blob *b, char *want, size_t cap)
+{
+    return row_past_end(b, GCG_SEC_GOTO, dims_of(b).n_nts, want, cap);
+}
+
+static bool c_goto_free_tag(blob *b, char *want, size_t cap)
+{
+    rows(b, GCG_SEC_GOTO)[2].tag = GCG_DISP_FREE;
+    snprintf(want, cap, "section goto: row 2 out of range");
+    return true;
+}
+
+static bool c_action_counts(blob *b, char *want, size_t cap)
+{
+    uint64_t size;
+    uint8_t *p = section(b, GCG_SEC_ACTION, &size);
+    put32(p + 4, get32(p + 4) + 1); /* one slot more than the section holds */
+    want_offset = (uint64_t)(p - b->p);
+    snprintf(want, cap, "section action: size %llu does not match its counts", (unsigned long long)size);
+    return true;
+}
+
+/* Index of the first MULTI slot and the multi list it names. */
+static bool first_multi(const blob *b, uint64_t *cell, uint32_t *list)
+{
+    gcg_disp_slot *e = first_action(b, GCG_ACT_MULTI, cell);
+    if (!e)
+        return false;
+    *list = GCG_ACT_ARG(e->value);
+    return true;
 }
 
 static bool c_multi_past_end(blob *b, char *want, size_t cap)
@@ -237,11 +295,12 @@ static bool c_multi_index(blob *b, char *want, size_t cap)
 {
     dims d = dims_of(b);
     uint64_t n, cell;
-    uint32_t list, *a = actions(b, &n);
+    uint32_t list;
+    gcg_disp_slot *a = actions(b, &n);
     if (!first_multi(b, &cell, &list))
         return false;
-    a[cell] = GCG_ACT(GCG_ACT_MULTI, d.n_multi);
-    snprintf(want, cap, "action 0x%08x out of range", a[cell]);
+    a[cell].value = GCG_ACT(GCG_ACT_MULTI, d.n_multi);
+    snprintf(want, cap, "action 0x%08x out of range", a[cell].value);
     return true;
 }
 
@@ -304,11 +363,10 @@ static bool c_states_dim(blob *b, char *want, size_t cap)
     dims d = dims_of(b);
     uint64_t size, asize;
     uint8_t *h = section(b, GCG_SEC_BYTECLASS, &size);
-    section(b, GCG_SEC_ACTION, &asize);
     put32(h + 4, d.n_states + 1);
     want_offset = (uint64_t)(section(b, GCG_SEC_ACTION, &asize) - b->p);
-    snprintf(want, cap, "section action: size %llu, expected %llu", (unsigned long long)asize,
-             (unsigned long long)(d.n_states + 1) * d.n_terms * 4);
+    snprintf(want, cap, "section action: dimensions %u x %u, expected %u x %u", d.n_states, d.n_terms,
+             d.n_states + 1, d.n_terms);
     return true;
 }
 
@@ -432,6 +490,10 @@ static const corrupt_case cases[] = {
     {"shift_state_last", c_shift_state_last},
     {"reduce_prod", c_reduce_prod},
     {"goto_state", c_goto_state},
+    {"action_row", c_action_row},
+    {"goto_row", c_goto_row},
+    {"goto_free_tag", c_goto_free_tag},
+    {"action_counts", c_action_counts},
     {"multi_past_end", c_multi_past_end},
     {"multi_index", c_multi_index},
     {"multi_nested", c_multi_nested},
@@ -614,16 +676,17 @@ START_TEST(test_valid_edge_values)
     blob b;
     ck_assert(compile_blob(&b));
     dims d = dims_of(&b);
-    uint64_t size;
-    uint32_t *g = (uint32_t *)section(&b, GCG_SEC_GOTO, &size);
-    for (uint64_t i = 0; i < size / 4; i++)
-        if (g[i] != GCG_NO_GOTO) {
-            g[i] = d.n_states - 1;
+    uint64_t n, at;
+    gcg_disp_slot *g = slots(&b, GCG_SEC_GOTO, &n);
+    for (uint64_t i = 0; i < n; i++)
+        if (g[i].tag != GCG_DISP_FREE) {
+            g[i].value = d.n_states - 1;
             break;
         }
-    uint64_t n;
-    uint32_t *a = actions(&b, &n);
-    a[0] = GCG_ACT(GCG_ACT_REDUCE, d.n_prods - 1);
+    first_action(&b, GCG_ACT_REDUCE, &at)->value = GCG_ACT(GCG_ACT_REDUCE, d.n_prods - 1);
+    /* A row may end on the last slot. */
+    actions(&b, &n);
+    rows(&b, GCG_SEC_ACTION)[0].base = (uint32_t)(n - d.n_terms);
     reseal(&b);
     gcg_artifact *art;
     gcg_error err;

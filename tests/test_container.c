@@ -122,13 +122,13 @@ static const corrupt_case cases[] = {
      "file size field 448 does not match actual size 300"},
     {"bad_magic", -1, {{1, 1, 'X'}}, false, GCG_ERR_FORMAT, 0, "bad magic (not a .gcg file)"},
     {"version_zero", -1, {{8, 4, 0}}, false, GCG_ERR_VERSION, 8,
-     "format version 0 is older than this reader (reads 1..1)"},
+     "format version 0 is older than this reader (reads 2..2)"},
     {"version_newer", -1, {{8, 4, 9}, {12, 4, 9}}, false, GCG_ERR_VERSION, 12,
-     "format version 9 is newer than this reader (needs reader 9, reads 1..1)"},
+     "format version 9 is newer than this reader (needs reader 9, reads 2..2)"},
     {"min_reader_zero", -1, {{12, 4, 0}}, false, GCG_ERR_FORMAT, 12,
-     "min reader version 0 is not in 1..1 (the format version)"},
-    {"min_reader_above_format", -1, {{8, 4, 2}, {12, 4, 3}}, false, GCG_ERR_FORMAT, 12,
-     "min reader version 3 is not in 1..2 (the format version)"},
+     "min reader version 0 is not in 1..2 (the format version)"},
+    {"min_reader_above_format", -1, {{8, 4, 3}, {12, 4, 4}}, false, GCG_ERR_FORMAT, 12,
+     "min reader version 4 is not in 1..3 (the format version)"},
     {"header_size", -1, {{16, 4, 40}}, false, GCG_ERR_FORMAT, 16, "header size field 40 is not 48"},
     {"too_many_sections", -1, {{20, 4, 65}}, false, GCG_ERR_FORMAT, 20, "65 sections (limit 64)"},
     {"file_size_field", -1, {{24, 8, 1200}}, false, GCG_ERR_FORMAT, 24,
@@ -200,7 +200,7 @@ START_TEST(test_layout)
     gcg_file_header h;
     memcpy(&h, buf, sizeof h);
     ck_assert_uint_eq(h.format_version, GCG_FORMAT_VERSION);
-    ck_assert_uint_eq(h.min_reader_version, 1);
+    ck_assert_uint_eq(h.min_reader_version, GCG_FORMAT_OLDEST);
     ck_assert_uint_eq(h.header_size, 48);
     ck_assert_uint_eq(h.n_sections, 3);
     ck_assert_uint_eq(h.file_size, FIXTURE_SIZE);
@@ -227,7 +227,7 @@ START_TEST(test_round_trip)
     ck_assert_int_eq(gcg_container_parse(buf, size, &c, NULL), GCG_OK);
     ck_assert_ptr_eq(c.base, buf);
     ck_assert_uint_eq(c.size, FIXTURE_SIZE);
-    ck_assert_uint_eq(c.format_version, 1);
+    ck_assert_uint_eq(c.format_version, GCG_FORMAT_VERSION);
     ck_assert_uint_eq(c.n_sections, 3);
     uint64_t n = 99;
     const uint8_t *p = gcg_container_section(&c, 1, &n);
@@ -402,7 +402,7 @@ START_TEST(test_newer_compatible_version)
 {
     size_t size;
     uint8_t *buf = fixture(&size);
-    put_le(buf + 8, 4, 9); /* written by version 9, readable by 1 */
+    put_le(buf + 8, 4, 9); /* written by version 9, readable by GCG_FORMAT_OLDEST */
     reseal(buf);
     gcg_container c;
     ck_assert_int_eq(gcg_container_parse(buf, size, &c, NULL), GCG_OK);

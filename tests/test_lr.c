@@ -85,7 +85,7 @@ static uint32_t cell(const built *b, uint32_t state, uint32_t t)
 {
     ck_assert_uint_lt(state, b->t.n_states);
     ck_assert_uint_lt(t, b->t.n_terms);
-    return b->t.action[(size_t)state * b->t.n_terms + t];
+    return lr_action(&b->t, state, t);
 }
 
 /* The production lhs -> items, items written as a string: a lowercase
@@ -134,7 +134,7 @@ static uint32_t walk(const built *b, int n, ...)
         const char *sym = va_arg(ap, const char *);
         if (sym[0] == '#') {
             uint32_t x = nt(b, sym + 1);
-            s = b->t.go[(size_t)s * b->t.n_nts + x];
+            s = lr_goto(&b->t, s, x);
             ck_assert_msg(s != GCG_NO_GOTO, "no goto on %s", sym);
             ck_assert_uint_eq(b->t.accessing[s], x);
         } else {
@@ -178,7 +178,7 @@ static void expect_gotos(const built *b, uint32_t state, int n, const char *cons
         for (int i = 0; i < n; i++)
             if (x == nt(b, names[i]))
                 want = targets[i];
-        ck_assert_msg(b->t.go[(size_t)state * b->t.n_nts + x] == want, "state %u goto %s", state,
+        ck_assert_msg(lr_goto(&b->t, state, x) == want, "state %u goto %s", state,
                       b->g.nts[x].name);
     }
 }
@@ -472,7 +472,7 @@ START_TEST(test_tables_consistent)
     uint32_t sr = 0, rr = 0, accepts = 0;
     for (uint32_t s = 0; s < t->n_states; s++) {
         for (uint32_t x = 0; x < t->n_terms; x++) {
-            uint32_t c = t->action[(size_t)s * t->n_terms + x];
+            uint32_t c = lr_action(t, s, x);
             const uint32_t *list = &c;
             uint32_t k = 1;
             if (GCG_ACT_KIND(c) == GCG_ACT_MULTI) {
@@ -511,7 +511,7 @@ START_TEST(test_tables_consistent)
             }
         }
         for (uint32_t a = 0; a < t->n_nts; a++) {
-            uint32_t to = t->go[(size_t)s * t->n_nts + a];
+            uint32_t to = lr_goto(t, s, a);
             if (to != GCG_NO_GOTO) {
                 ck_assert_uint_lt(to, t->n_states);
                 ck_assert_uint_eq(t->accessing[to], a);

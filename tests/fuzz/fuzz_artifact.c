@@ -11,7 +11,9 @@
  * hash. Everything the loader checks after the checksums — bounds, overlap,
  * versions, section contents — is reached by mutated inputs.
  *
- * An artifact that opens is then used: a matcher commits the tail in a few
+ * The input is also opened as a prepared vocabulary (.gcgv) and, when that
+ * succeeds, the artifact is opened with it. An artifact that opens is then
+ * used: a matcher commits the tail in a few
  * byte runs and token ids, fills masks (automaton and brute force), rolls
  * back, commits EOS, and is freed.
  *
@@ -124,9 +126,18 @@ static void drive(gcg_matcher *m, const gcg_artifact *art, const uint8_t *t, siz
 
 static void exercise(const uint8_t *art_bytes, size_t n, const uint8_t *tail, size_t tail_n)
 {
+    /* The same bytes as a prepared vocabulary (a .gcgv, or the vocabulary
+     * sections of a self-contained artifact); when they open, the artifact
+     * is opened with them, so the fingerprint checks run too. */
+    gcg_vocabulary *vocab = NULL;
+    (void)gcg_vocabulary_open_memory(art_bytes, n, &vocab, NULL);
+    (void)gcg_vocabulary_fingerprint(vocab);
     gcg_artifact *art = NULL;
-    if (gcg_artifact_open_memory(art_bytes, n, &art, NULL) != GCG_OK)
+    gcg_status st = gcg_artifact_open_memory_vocab(art_bytes, n, vocab, &art, NULL);
+    if (st != GCG_OK) {
+        gcg_vocabulary_free(vocab);
         return;
+    }
     gcg_matcher_options opt;
     gcg_matcher_options_default(&opt);
     opt.max_rollback = 4;
@@ -149,6 +160,7 @@ static void exercise(const uint8_t *art_bytes, size_t n, const uint8_t *tail, si
     free(a);
     free(b);
     gcg_artifact_free(art);
+    gcg_vocabulary_free(vocab);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -43,3 +43,6 @@ seed ambiguous_tokens '\x01\x02\x01\x04\x01\x00\x01\x05\x01\x03\x02\x20+a\x03'
 seed right_rec_tokens '\x01\x02\x01\x02\x01\x03\x01\x04'
 # tokens ( xx x), roll one back, bytes "xx", a rejected ";", tokens x ) EOS
 seed nested_list_tokens '\x01\x01\x01\x04\x01\x05\x02\x00\x20xx\x00;\x01\x00\x01\x02\x03\x00'
+
+# A prepared vocabulary (.gcgv): fuzz_artifact opens its input as one too.
+"$GCGC" vocab --vocab-hex paren.hex --eos 6 -o "$CORPUS/vocab_paren" 2>/dev/null

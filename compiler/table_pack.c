@@ -1,0 +1,178 @@
+/* table_pack.c — row displacement with check tags (Tarjan and Yao, "Storing
+ * a sparse table", CACM 1979; the packing yacc and lemon use): rows, most
+ * entries first, go to the first base where all their entries land on free
+ * slots. The search for a base is bounded, after which the row goes past the
+ * last used slot, so packing stays linear in the number of entries. */
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "table_pack.h"
+
+#define MAX_SCAN 1024 /* slots looked at per row before appending it */
+
+typedef struct packer {
+    const uint32_t *start, *cols, *vals;
+    gcg_disp_slot *slots;
+    uint64_t cap, used;      /* slots allocated; past the last occupied one */
+    uint64_t first_free;     /* no free slot below                          */
+} packer;
+
+static uint32_t row_len(const packer *p, uint32_t r)
+{
+    return p->start[r + 1] - p->start[r];
+}
+
+static bool same_row(const packer *p, uint32_t a, uint32_t b)
+{
+    uint32_t n = row_len(p, a);
+    return n == row_len(p, b) &&
+           memcmp(p->cols + p->start[a], p->cols + p->start[b], (size_t)n * 4) == 0 &&
+           memcmp(p->vals + p->start[a], p->vals + p->start[b], (size_t)n * 4) == 0;
+}
+
+static uint64_t row_hash(const packer *p, uint32_t r)
+{
+    uint32_t n = row_len(p, r);
+    return XXH3_64bits_withSeed(p->cols + p->start[r], (size_t)n * 4,
+                                XXH3_64bits(p->vals + p->start[r], (size_t)n * 4));
+}
+
+/* rep[r]: the first row equal to r (open addressing over row hashes). */
+static bool share_rows(const packer *p, uint32_t n_rows, uint32_t *rep)
+{
+    uint64_t cap = 16;
+    while (cap < 2 * (uint64_t)n_rows)
+        cap *= 2;
+    uint32_t *h = malloc(cap * sizeof *h);
+    if (!h)
+        return false;
+    memset(h, 0xff, cap * sizeof *h);
+    for (uint32_t r = 0; r < n_rows; r++) {
+        uint64_t i = row_hash(p, r) & (cap - 1);
+        while (h[i] != UINT32_MAX && !same_row(p, h[i], r))
+            i = (i + 1) & (cap - 1);
+        if (h[i] == UINT32_MAX)
+            h[i] = r;
+        rep[r] = h[i];
+    }
+    free(h);
+    return true;
+}
+
+static bool reserve(packer *p, uint64_t need)
+{
+    if (need <= p->cap)
+        return true;
+    uint64_t c = p->cap ? p->cap : 256;
+    while (c < need)
+        c *= 2;
+    if (c > UINT32_MAX)
+        return false;
+    gcg_disp_slot *s = realloc(p->slots, c * sizeof *s);
+    if (!s)
+        return false;
+    for (uint64_t i = p->cap; i < c; i++)
+        s[i] = (gcg_disp_slot){GCG_DISP_FREE, 0};
+    p->slots = s, p->cap = c;
+    return true;
+}
+
+static bool fits(const packer *p, uint32_t r, uint64_t base)
+{
+    for (uint32_t k = p->start[r]; k < p->start[r + 1]; k++)
+        if (base + p->cols[k] < p->used && p->slots[base + p->cols[k]].tag != GCG_DISP_FREE)
+            return false;
+    return true;
+}
+
+/* The base of row r: the first that fits with its first column on one of
+ * the next MAX_SCAN slots, else just past the used slots. */
+static uint64_t find_base(const packer *p, uint32_t r)
+{
+    uint32_t c0 = p->cols[p->start[r]];
+    uint64_t end = p->used - p->first_free > MAX_SCAN ? p->first_free + MAX_SCAN : p->used;
+    for (uint64_t s = p->first_free > c0 ? p->first_free : c0; s < end; s++)
+        if (p->slots[s].tag == GCG_DISP_FREE && fits(p, r, s - c0))
+            return s - c0;
+    return p->used > c0 ? p->used - c0 : 0;
+}
+
+static bool place(packer *p, uint32_t r, uint64_t base)
+{
+    uint32_t last = p->cols[p->start[r + 1] - 1];
+    if (!reserve(p, base + last + 1))
+        return false;
+    for (uint32_t k = p->start[r]; k < p->start[r + 1]; k++)
+        p->slots[base + p->cols[k]] = (gcg_disp_slot){r, p->vals[k]};
+    if (base + last + 1 > p->used)
+        p->used = base + last + 1;
+    while (p->first_free < p->used && p->slots[p->first_free].tag != GCG_DISP_FREE)
+        p->first_free++;
+    return true;
+}
+
+/* Distinct rows by descending length (ties by index, for a stable layout). */
+static int by_len_desc(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static gcg_status pack_rows(packer *p, uint32_t n_rows, const uint32_t *rep, uint64_t *base)
+{
+    uint64_t *order = malloc(((size_t)n_rows + 1) * sizeof *order);
+    if (!order)
+        return GCG_ERR_NOMEM;
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < n_rows; r++)
+        if (rep[r] == r)
+            order[n++] = ((uint64_t)(UINT32_MAX - row_len(p, r)) << 32) | r;
+    qsort(order, n, sizeof *order, by_len_desc);
+    gcg_status st = GCG_OK;
+    for (uint32_t i = 0; i < n && st == GCG_OK; i++) {
+        uint32_t r = (uint32_t)order[i];
+        base[r] = row_len(p, r) ? find_base(p, r) : 0;
+        if (row_len(p, r) && !place(p, r, base[r]))
+            st = GCG_ERR_LIMIT;
+    }
+    free(order);
+    return st;
+}
+
+gcg_status gcg_disp_pack(uint32_t n_rows, uint32_t width, const uint32_t *start, const uint32_t *cols,
+                         const uint32_t *vals, disp_table *out)
+{
+    memset(out, 0, sizeof *out);
+    packer p = {.start = start, .cols = cols, .vals = vals};
+    uint32_t *rep = malloc(((size_t)n_rows + 1) * sizeof *rep);
+    uint64_t *base = malloc(((size_t)n_rows + 1) * sizeof *base);
+    out->rows = malloc(((size_t)n_rows + 1) * sizeof *out->rows);
+    gcg_status st = rep && base && out->rows && share_rows(&p, n_rows, rep) ? GCG_OK : GCG_ERR_NOMEM;
+    if (st == GCG_OK)
+        st = pack_rows(&p, n_rows, rep, base);
+    /* Every row's base + width stays inside: lookups need no bounds test. */
+    uint64_t n_slots = p.used;
+    for (uint32_t r = 0; st == GCG_OK && r < n_rows; r++)
+        if (base[rep[r]] + width > n_slots)
+            n_slots = base[rep[r]] + width;
+    if (st == GCG_OK && !reserve(&p, n_slots))
+        st = GCG_ERR_LIMIT;
+    if (st == GCG_OK) {
+        for (uint32_t r = 0; r < n_rows; r++)
+            out->rows[r] = (gcg_disp_row){(uint32_t)base[rep[r]], rep[r]};
+        out->n_rows = n_rows, out->width = width, out->n_slots = (uint32_t)n_slots;
+        out->slots = p.slots, p.slots = NULL;
+    } else {
+        free(out->rows);
+        out->rows = NULL;
+    }
+    free(p.slots), free(rep), free(base);
+    return st;
+}
+
+void gcg_disp_free(disp_table *t)
+{
+    free(t->rows), free(t->slots);
+    memset(t, 0, sizeof *t);
+}
