@@ -265,6 +265,8 @@ static gcg_status run_single(const cli *c, const gcg_artifact *art, const bench_
                                 .bf_budget_s = c->bf_budget_s, .keep_steps = c->dump != NULL};
     gcg_status st = bench_measure_run(art, s, &mo, &w->m);
     if (st != GCG_OK) snprintf(err, len, "%s: %s", w->name, gcg_status_str(st));
+    else w->has_tail = bench_tail_find(art, &w->m, false, &w->tail_mask) &&
+                       bench_tail_find(art, &w->m, true, &w->tail_commit);
     return st;
 }
 
