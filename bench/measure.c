@@ -69,6 +69,18 @@ static void widen_stride(run_ctx *c, uint64_t dt) {
     c->bf_next = c->step + c->bf_stride;
 }
 
+/* Which token sets the mask OR-ed (replayed, untimed), and how often each
+ * set is used over the whole repeat: a rarely used set is cold in cache. */
+static void probe_sets(run_ctx *c, bench_step_info *info) {
+    uint32_t ids[64];
+    uint64_t bytes;
+    uint32_t n = bench_probe_sets(c->m, ids, 64, &bytes);
+    info->set_bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+    for (uint32_t i = 0; i < BENCH_STEP_SETS; i++) info->sets[i] = i < n ? ids[i] : UINT32_MAX;
+    for (uint32_t i = 0; i < n && i < 64; i++)
+        if (ids[i] < c->r->n_sets) c->r->set_uses[ids[i]]++;
+}
+
 /* Repeat-0 bookkeeping after a fill that took auto_ns: counts, reads, brute force. */
 static void record_step(run_ctx *c, size_t seq, uint32_t pos, uint64_t auto_ns) {
     bench_measure_result *r = c->r;
@@ -80,6 +92,7 @@ static void record_step(run_ctx *c, size_t seq, uint32_t pos, uint64_t auto_ns) 
                                          .frontier = ms.frontier_nodes, .reads = ms.max_stack_reads,
                                          .set_ops = ms.set_ops, .depth = bench_probe_stack_depth(c->m),
                                          .allowed = (uint32_t)allowed};
+    probe_sets(c, &r->info[c->step]);
     if (ms.max_stack_reads > r->max_reads) r->max_reads = ms.max_stack_reads;
     if (ms.frontier_nodes > r->max_frontier) r->max_frontier = ms.frontier_nodes;
     if (ms.set_ops > r->max_set_ops) r->max_set_ops = ms.set_ops;
@@ -248,12 +261,14 @@ static gcg_status run_repeats(run_ctx *c, const bench_seqset *s, const bench_mea
 }
 
 /* Per-step minima start at the largest value; info is filled in repeat 0. */
-static bool alloc_minima(bench_measure_result *r, size_t total) {
+static bool alloc_minima(bench_measure_result *r, const gcg_artifact *art, size_t total) {
+    r->n_sets = bench_probe_n_sets(art);
     if (!bench_samples_reserve(&r->mask_min, total) || !bench_samples_reserve(&r->commit_min, total)) return false;
     for (size_t i = 0; i < total; i++) r->mask_min.v[i] = r->commit_min.v[i] = UINT64_MAX;
     r->info = calloc(total, sizeof *r->info);
     r->commit_step = calloc(total, sizeof *r->commit_step);
-    return r->info && r->commit_step;
+    r->set_uses = calloc(r->n_sets + 1, sizeof *r->set_uses);
+    return r->info && r->commit_step && r->set_uses;
 }
 
 gcg_status bench_measure_run(const gcg_artifact *art, const bench_seqset *seqs, const bench_measure_options *opt,
@@ -269,7 +284,7 @@ gcg_status bench_measure_run(const gcg_artifact *art, const bench_seqset *seqs, 
     c.mask = calloc(c.words + 1, sizeof *c.mask);
     c.bf_mask = calloc(c.words + 1, sizeof *c.bf_mask);
     size_t total = seqs->n_tok + 2 * seqs->n_seq;
-    if (!alloc_minima(r, total) || !c.mask || !c.bf_mask || !bench_samples_reserve(&c.mask_ns, total) ||
+    if (!alloc_minima(r, art, total) || !c.mask || !c.bf_mask || !bench_samples_reserve(&c.mask_ns, total) ||
         !bench_samples_reserve(&c.commit_ns, total) || !bench_samples_reserve(&c.allowed, total)) {
         st = GCG_ERR_NOMEM;
     } else {
@@ -294,6 +309,8 @@ void bench_measure_free(bench_measure_result *r) {
     bench_samples_free(&r->commit_min);
     free(r->info);
     free(r->commit_step);
+    free(r->set_uses);
+    r->set_uses = NULL;
     r->info = NULL;
     r->commit_step = NULL;
 }

@@ -172,10 +172,12 @@ static json_t *j_batch(const bench_batch_result *b) {
 }
 
 static json_t *j_tail_cols(const bench_tail_cols *c) {
-    const bench_tail_col *v[] = {&c->frontier, &c->reads, &c->set_ops, &c->depth, &c->allowed, &c->token_len};
-    const char *names[] = {"frontier", "stack_reads", "set_ops", "stack_depth", "allowed", "token_bytes"};
+    const bench_tail_col *v[] = {&c->frontier, &c->reads,     &c->set_ops,   &c->depth,
+                                 &c->allowed,  &c->token_len, &c->set_bytes, &c->cold_uses};
+    const char *names[] = {"frontier", "stack_reads", "set_ops", "stack_depth", "allowed", "token_bytes",
+                           "set_bytes", "cold_set_uses"};
     json_t *o = json_object();
-    for (int k = 0; k < 6; k++)
+    for (int k = 0; k < 8; k++)
         json_object_set_new(o, names[k], json_pack("{s:I, s:I}", "p50", (json_int_t)v[k]->p50, "max",
                                                    (json_int_t)v[k]->max));
     return o;
@@ -188,12 +190,13 @@ static json_t *j_tail(const bench_tail *t) {
                                              t->top_text[k], "count", (json_int_t)t->top_count[k]));
     for (uint32_t i = 0; i < t->n_examples; i++) {
         const bench_step_info *e = &t->example[i];
-        json_array_append_new(ex, json_pack("{s:I, s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:I}", "ns_min",
+        json_array_append_new(ex, json_pack("{s:I, s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "ns_min",
                                             (json_int_t)t->example_ns[i], "sequence", (json_int_t)e->seq, "position",
                                             (json_int_t)e->pos, "token", (json_int_t)(int32_t)e->token, "text",
                                             t->example_text[i], "frontier", (json_int_t)e->frontier, "stack_reads",
                                             (json_int_t)e->reads, "set_ops", (json_int_t)e->set_ops, "stack_depth",
-                                            (json_int_t)e->depth, "allowed", (json_int_t)e->allowed));
+                                            (json_int_t)e->depth, "allowed", (json_int_t)e->allowed, "set_bytes",
+                                            (json_int_t)e->set_bytes));
     }
     return json_pack("{s:I, s:I, s:o, s:o, s:o, s:o}", "steps", (json_int_t)t->n, "threshold_ns",
                      (json_int_t)t->threshold_ns, "slow", j_tail_cols(&t->slow), "all", j_tail_cols(&t->all),

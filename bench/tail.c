@@ -37,15 +37,27 @@ static uint64_t token_len(const gcg_artifact *art, uint32_t tok) {
     return len;
 }
 
+/* Uses of the least used set among the step's first ones. */
+static uint64_t cold_uses(const bench_measure_result *m, const bench_step_info *i) {
+    uint64_t least = UINT64_MAX;
+    for (int k = 0; k < BENCH_STEP_SETS; k++)
+        if (i->sets[k] < m->n_sets && m->set_uses[i->sets[k]] < least) least = m->set_uses[i->sets[k]];
+    return least == UINT64_MAX ? 0 : least;
+}
+
+#define N_QUANTITIES 8
+
 /* The value of quantity k of step info i. */
-static uint64_t quantity(const gcg_artifact *art, const bench_step_info *i, int k) {
+static uint64_t quantity(const gcg_artifact *art, const bench_measure_result *m, const bench_step_info *i, int k) {
     switch (k) {
     case 0: return i->frontier;
     case 1: return i->reads;
     case 2: return i->set_ops;
     case 3: return i->depth;
     case 4: return i->allowed;
-    default: return token_len(art, i->token);
+    case 5: return token_len(art, i->token);
+    case 6: return i->set_bytes;
+    default: return cold_uses(m, i);
     }
 }
 
@@ -54,10 +66,10 @@ static bool columns(const gcg_artifact *art, const bench_measure_result *m, cons
                     bench_tail_cols *out) {
     uint64_t *v = malloc((n ? n : 1) * sizeof *v);
     if (!v) return false;
-    bench_tail_col *cols[] = {&out->frontier, &out->reads, &out->set_ops, &out->depth, &out->allowed,
-                              &out->token_len};
-    for (int k = 0; k < 6; k++) {
-        for (size_t i = 0; i < n; i++) v[i] = quantity(art, &m->info[idx ? idx[i] : i], k);
+    bench_tail_col *cols[N_QUANTITIES] = {&out->frontier, &out->reads,     &out->set_ops,   &out->depth,
+                                          &out->allowed,  &out->token_len, &out->set_bytes, &out->cold_uses};
+    for (int k = 0; k < N_QUANTITIES; k++) {
+        for (size_t i = 0; i < n; i++) v[i] = quantity(art, m, &m->info[idx ? idx[i] : i], k);
         qsort(v, n, sizeof *v, cmp_u64);
         cols[k]->p50 = bench_percentile_sorted(v, n, 0.5);
         cols[k]->max = n ? v[n - 1] : 0;
@@ -148,12 +160,14 @@ void bench_tail_print(FILE *out, const char *name, const char *what, const bench
     col(out, "depth", &t->slow.depth, &t->all.depth);
     col(out, "allowed", &t->slow.allowed, &t->all.allowed);
     col(out, "token_bytes", &t->slow.token_len, &t->all.token_len);
+    col(out, "set_bytes", &t->slow.set_bytes, &t->all.set_bytes);
+    col(out, "cold_set_uses", &t->slow.cold_uses, &t->all.cold_uses);
     fprintf(out, "\ntail: %s: %s: tokens committed next:", name, what);
     for (uint32_t k = 0; k < t->n_top; k++) fprintf(out, " \"%s\" x%u", t->top_text[k], t->top_count[k]);
     fprintf(out, "\ntail: %s: %s: slowest:", name, what);
     for (uint32_t i = 0; i < t->n_examples && i < 5; i++)
-        fprintf(out, " [%.2f us seq %u pos %u \"%s\" front %u sets %u depth %u]", (double)t->example_ns[i] / 1000.0,
-                t->example[i].seq, t->example[i].pos, t->example_text[i], t->example[i].frontier,
-                t->example[i].set_ops, t->example[i].depth);
+        fprintf(out, " [%.2f us seq %u pos %u \"%s\" front %u sets %u (%u B) depth %u]",
+                (double)t->example_ns[i] / 1000.0, t->example[i].seq, t->example[i].pos, t->example_text[i],
+                t->example[i].frontier, t->example[i].set_ops, t->example[i].set_bytes, t->example[i].depth);
     fputc('\n', out);
 }

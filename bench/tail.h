@@ -23,6 +23,10 @@ typedef struct bench_tail_col {
 
 typedef struct bench_tail_cols {
     bench_tail_col frontier, reads, set_ops, depth, allowed, token_len;
+    bench_tail_col set_bytes;   /* bytes of set data OR-ed                  */
+    bench_tail_col cold_uses;   /* steps of the repeat that used the least
+                                   used of the step's first sets (small: a
+                                   set that is cold in cache)              */
 } bench_tail_cols;
 
 typedef struct bench_tail {
