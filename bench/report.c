@@ -15,7 +15,9 @@ bool bench_wide_spread(const bench_workload *w) {
 }
 
 size_t bench_workload_failures(const bench_workload *w) {
-    return bench_failures_total(&w->m.fail) + (w->has_batch ? w->b.failures : 0);
+    size_t n = bench_failures_total(&w->m.fail) + (w->has_batch ? w->b.failures : 0);
+    for (uint32_t k = 0; k < w->n_api; k++) n += w->api[k].failures;
+    return n;
 }
 
 /* ---- table -------------------------------------------------------------- */
@@ -86,6 +88,35 @@ static void table_batch(FILE *out, const bench_workload *w, size_t n) {
     }
 }
 
+/* The batch target: B x the single-matcher mask p99.9 / threads. */
+static double api_target_ns(const bench_workload *w, const bench_batch_result *b) {
+    return (double)b->batch * (double)w->m.mask.median.p999 / (double)b->threads;
+}
+
+static void table_api(FILE *out, const bench_workload *w, size_t n) {
+    bool any = false;
+    for (size_t i = 0; i < n; i++) any |= w[i].n_api > 0;
+    if (!any) return;
+    fprintf(out, "\n%-30s %4s %-6s %3s %8s | %-39s | %-15s | %-15s | %s\n", "batch API (wall us per step)", "B", "how",
+            "thr", "steps", "fill all B masks (median of repeats)", "per-step min", "commit all B", "target p99.9");
+    fprintf(out, "%-30s %4s %-6s %3s %8s | %9s %9s %9s %9s | %7s %7s | %7s %7s | %s\n", "workload", "", "", "", "",
+            "p50", "p99", "p99.9", "max", "p50", "p99.9", "p50", "p99.9", "B*single/thr");
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < w[i].n_api; k++) {
+            const bench_batch_result *b = &w[i].api[k];
+            const bench_summary *f = &b->fill.median;
+            bool api = b->mode == BENCH_BATCH_API;
+            char target[48] = "";
+            if (api && !w[i].batch_only)
+                snprintf(target, sizeof target, "%.2f %s", us((uint64_t)api_target_ns(&w[i], b)),
+                         (double)f->p999 <= api_target_ns(&w[i], b) ? "met" : "MISSED");
+            fprintf(out, "%-30s %4u %-6s %3u %8zu | %9.2f %9.2f %9.2f %9.2f | %7.2f %7.2f | %7.2f %7.2f | %s\n",
+                    w[i].name, b->batch, api ? "batch" : "single", b->threads, b->steps, us(f->p50), us(f->p99),
+                    us(f->p999), us(f->max), us(b->fill_min.p50), us(b->fill_min.p999), us(b->commit.median.p50),
+                    us(b->commit.median.p999), target);
+        }
+}
+
 static void table_notes(FILE *out, const bench_workload *w, size_t n) {
     for (size_t i = 0; i < n; i++) {
         const bench_workload *x = &w[i];
@@ -115,6 +146,7 @@ void bench_report_table(FILE *out, const bench_workload *w, size_t n, const benc
     table_minima(out, w, n);
     table_details(out, w, n);
     table_batch(out, w, n);
+    table_api(out, w, n);
     fputc('\n', out);
     table_notes(out, w, n);
 }
@@ -203,6 +235,22 @@ static json_t *j_tail(const bench_tail *t) {
                      "top_tokens", top, "slowest", ex);
 }
 
+static json_t *j_api(const bench_workload *w) {
+    json_t *a = json_array();
+    for (uint32_t k = 0; k < w->n_api; k++) {
+        const bench_batch_result *b = &w->api[k];
+        bool api = b->mode == BENCH_BATCH_API;
+        json_t *o = json_pack("{s:i, s:s, s:i, s:I, s:o, s:o, s:o, s:o, s:o}", "batch", (int)b->batch, "mode",
+                              api ? "batch" : "single", "threads", (int)b->threads, "steps", (json_int_t)b->steps,
+                              "step_ns", j_summary(&b->fill.median), "step_ns_min", j_summary(&b->fill_min),
+                              "step_spread", j_spread(&b->fill), "commit_ns", j_summary(&b->commit.median),
+                              "commit_ns_min", j_summary(&b->commit_min));
+        json_object_set_new(o, "target_p999_ns", api && !w->batch_only ? json_real(api_target_ns(w, b)) : json_null());
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 static json_t *j_workload(const bench_workload *w) {
     const bench_measure_result *m = &w->m;
     json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:i}", "name", w->name, "workload",
@@ -237,6 +285,7 @@ static json_t *j_workload(const bench_workload *w) {
     json_object_set_new(o, "bruteforce", j_bruteforce(w));
     json_object_set_new(o, "failures", j_failures(w));
     if (w->has_batch) json_object_set_new(o, "batch", j_batch(&w->b));
+    if (w->n_api) json_object_set_new(o, "batch_api", j_api(w));
     return o;
 }
 

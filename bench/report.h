@@ -19,6 +19,10 @@
 #include "measure.h"
 #include "tail.h"
 
+#define BENCH_MAX_API_SIZES 8
+#define BENCH_MAX_API_THREADS 4
+#define BENCH_MAX_API_RUNS (BENCH_MAX_API_SIZES * (BENCH_MAX_API_THREADS + 1))
+
 /* Spreads above these are flagged as too noisy to compare. */
 #define BENCH_WIDE_SPREAD_P50 0.10
 #define BENCH_WIDE_SPREAD_P999 0.30
@@ -41,6 +45,8 @@ typedef struct bench_workload {
     bool has_batch;
     bool batch_only;         /* m holds the batch's step times (gcg_bench --batch-only) */
     bench_batch_result b;
+    bench_batch_result api[BENCH_MAX_API_RUNS];  /* --batch-api: single calls, then each pool */
+    uint32_t n_api;
 } bench_workload;
 
 /* Machine facts printed with the results. */
