@@ -15,6 +15,7 @@ typedef struct lane {
     size_t seq;     /* sequence being replayed, or SIZE_MAX when idle */
     uint32_t pos;   /* next token of that sequence                    */
     bool failed;    /* a commit failed in this step                   */
+    bool counted;   /* the sequence is in the pass's first round      */
     gcg_status st;
 } lane;
 
@@ -32,7 +33,8 @@ typedef struct batch_ctx {
     lane *lanes;
     uint32_t n_lanes;
     size_t words;
-    size_t next_seq;       /* next sequence not yet started   */
+    size_t next_seq;       /* sequences started in this pass  */
+    size_t finished;       /* first-round sequences finished  */
     const uint32_t *eos;
     uint32_t n_eos;
     bench_batch_result *r;
@@ -106,32 +108,38 @@ static void run_commit(batch_ctx *c, bench_pool *pool) {
         for (uint32_t k = 0; k < c->n_act; k++) c->act_st[k] = commit_one(c->act[k], c->act_tok[k]);
 }
 
-/* Gives lane l its next sequence, or makes it idle. */
+/* Gives lane l the next sequence. Past the last one the lanes start over
+ * from the first, so that every step has B working lanes, as a batch that
+ * is refilled as its sequences end; only the first n_seq count. */
 static void assign(batch_ctx *c, lane *l) {
-    l->seq = c->next_seq < c->seqs->n_seq ? c->next_seq++ : SIZE_MAX;
+    size_t n = c->seqs->n_seq;
+    l->counted = c->next_seq < n;
+    l->seq = n ? c->next_seq++ % n : SIZE_MAX;
     l->pos = 0;
     gcg_matcher_reset(l->m);
 }
 
-/* After a commit step: record failures, move finished lanes on. True while any lane works. */
+/* After a commit step: record failures, move finished lanes on. True until
+ * every sequence has been replayed once. */
 static bool advance(batch_ctx *c) {
-    bool any = false;
     for (uint32_t i = 0; i < c->n_lanes; i++) {
         lane *l = &c->lanes[i];
         if (l->seq == SIZE_MAX) continue;
         if (l->failed && c->count && c->r->failures++ == 0)
             snprintf(c->r->first_failure, sizeof c->r->first_failure, "sequence %zu, token %u: commit: %s", l->seq,
                      l->pos - 1, gcg_status_str(l->st));
-        if (l->failed || l->pos > c->seqs->seq[l->seq].n) assign(c, l);
+        if (l->failed || l->pos > c->seqs->seq[l->seq].n) {
+            c->finished += l->counted;
+            assign(c, l);
+        }
         l->failed = false;
-        any |= l->seq != SIZE_MAX;
     }
-    return any;
+    return c->finished < c->seqs->n_seq;
 }
 
 /* One pass over all sequences; pushes per-step times when fill/commit are not NULL. */
 static void pass(batch_ctx *c, bench_pool *pool, bench_samples *fill, bench_samples *commit, size_t max_steps) {
-    c->next_seq = 0;
+    c->next_seq = c->finished = 0;
     for (uint32_t i = 0; i < c->n_lanes; i++) assign(c, &c->lanes[i]);
     for (size_t step = 0; step < max_steps; step++) {
         if (c->mode != BENCH_BATCH_POOL) gather(c);

@@ -3,8 +3,10 @@
  * token each per step, as sequences of a batch do in an inference engine.
  * Each step fills all B masks on a thread pool (the step's wall time is what
  * the whole batch waits for), then commits all B tokens (timed the same way).
- * A matcher that finishes its sequence takes the next unstarted one; steps
- * continue while any matcher has work. Only commit failures are checked here
+ * A matcher that finishes its sequence takes the next one, starting over
+ * from the first after the last, so that every step has B working matchers
+ * (a batch refilled as its sequences end); a pass ends when every sequence
+ * has been replayed once. Only commit failures are checked here
  * (masks are checked in the single-matcher run). The lanes replay the same
  * steps in every repeat, so each batch step also has its minimum over
  * repeats, as in measure.h.
