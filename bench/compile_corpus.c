@@ -237,19 +237,23 @@ static int gbnf_filter(const struct dirent *d) {
 
 /* ---- output -------------------------------------------------------------- */
 
-static void tsv_write(FILE *f, const grammar_row *g, size_t n) {
+static void tsv_header(FILE *f) {
     fprintf(f, "grammar\toutcome\tcompile_s\tartifact_bytes\trss_before_kib\tpeak_rss_kib\tlr_states\t"
                "automaton_states\tcert_bounded\tmessage\n");
-    for (size_t i = 0; i < n; i++) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "%s", g[i].msg);
-        for (char *p = msg; *p; p++)
-            if (*p == '\t' || *p == '\n') *p = ' ';
-        fprintf(f, "%s\t%s\t%.4f\t%llu\t%llu\t%llu\t%u\t%u\t%d\t%s\n", g[i].name, OUTCOME_NAME[g[i].out],
-                g[i].r.seconds, (unsigned long long)g[i].r.artifact_bytes, (unsigned long long)g[i].r.rss_before_kib,
-                (unsigned long long)g[i].r.peak_rss_kib, g[i].r.lr_states, g[i].r.automaton_states,
-                g[i].out == OUT_OK && g[i].r.cert_bounded, msg);
-    }
+}
+
+/* One grammar's line, written (and flushed) as soon as it is compiled, so
+ * that an interrupted run keeps what it measured. */
+static void tsv_row(FILE *f, const grammar_row *g) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "%s", g->msg);
+    for (char *p = msg; *p; p++)
+        if (*p == '\t' || *p == '\n') *p = ' ';
+    fprintf(f, "%s\t%s\t%.4f\t%llu\t%llu\t%llu\t%u\t%u\t%d\t%s\n", g->name, OUTCOME_NAME[g->out], g->r.seconds,
+            (unsigned long long)g->r.artifact_bytes, (unsigned long long)g->r.rss_before_kib,
+            (unsigned long long)g->r.peak_rss_kib, g->r.lr_states, g->r.automaton_states,
+            g->out == OUT_OK && g->r.cert_bounded, msg);
+    fflush(f);
 }
 
 /* Percentiles of one column over the compiled grammars. */
@@ -389,27 +393,30 @@ static int parse_cli(int argc, char **argv, cli *c) {
 
 static int run(const cli *c, const gcgc_vocab *v, struct dirent **ents, int n, double vocab_s) {
     grammar_row *g = calloc(n > 0 ? (size_t)n : 1, sizeof *g);
-    if (!g) return 3;
+    FILE *f = c->tsv ? fopen(c->tsv, "w") : NULL;
+    if (!g || (c->tsv && !f)) {
+        fprintf(stderr, "gcg_compile_corpus: %s\n", g ? "cannot write the TSV" : "out of memory");
+        free(g);
+        if (f) fclose(f);
+        return 3;
+    }
+    if (f) tsv_header(f);
     uint64_t t0 = bench_now_ns();
     for (int i = 0; i < n; i++) {
         snprintf(g[i].name, sizeof g[i].name, "%s", ents[i]->d_name);
         if (c->budget_s > 0 && (double)(bench_now_ns() - t0) / 1e9 > c->budget_s) {
             g[i].out = OUT_SKIPPED;
-            continue;
+        } else {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", c->dir, ents[i]->d_name);
+            compile_one(c, v, path, &g[i]);
         }
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", c->dir, ents[i]->d_name);
-        compile_one(c, v, path, &g[i]);
+        if (f) tsv_row(f, &g[i]);
     }
     corpus_summary cs = {.vocab_s = vocab_s, .wall_s = (double)(bench_now_ns() - t0) / 1e9};
     summarize(g, (size_t)n, &cs);
     int rc = 0;
-    FILE *f = c->tsv ? fopen(c->tsv, "w") : NULL;
-    if (c->tsv && !f) rc = 3;
-    if (f) {
-        tsv_write(f, g, (size_t)n);
-        if (fclose(f)) rc = 3;
-    }
+    if (f && fclose(f)) rc = 3;
     if (c->json && !write_json(c, &cs)) rc = 3;
     if (rc) fprintf(stderr, "gcg_compile_corpus: cannot write the outputs\n");
     if (!c->quiet) print_table(c, &cs, g, (size_t)n);
