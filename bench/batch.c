@@ -141,6 +141,12 @@ static bool advance(batch_ctx *c) {
 static void pass(batch_ctx *c, bench_pool *pool, bench_samples *fill, bench_samples *commit, size_t max_steps) {
     c->next_seq = c->finished = 0;
     for (uint32_t i = 0; i < c->n_lanes; i++) assign(c, &c->lanes[i]);
+    /* A pass times about as many masks as one replay of every sequence:
+     * B lanes stay busy, so the longest sequence alone would otherwise
+     * make a wide batch replay the corpus many times over. */
+    size_t masks = c->seqs->n_tok + c->seqs->n_seq;
+    size_t limit = (masks + c->n_lanes - 1) / c->n_lanes;
+    if (limit < max_steps) max_steps = limit;
     for (size_t step = 0; step < max_steps; step++) {
         if (c->mode != BENCH_BATCH_POOL) gather(c);
         uint64_t t0 = bench_now_ns();

@@ -6,7 +6,8 @@
  * A matcher that finishes its sequence takes the next one, starting over
  * from the first after the last, so that every step has B working matchers
  * (a batch refilled as its sequences end); a pass ends when every sequence
- * has been replayed once. Only commit failures are checked here
+ * has been replayed once, or after ceil((tokens + sequences) / B) steps,
+ * as many masks as one replay of every sequence, whichever comes first. Only commit failures are checked here
  * (masks are checked in the single-matcher run). The lanes replay the same
  * steps in every repeat, so each batch step also has its minimum over
  * repeats, as in measure.h.
