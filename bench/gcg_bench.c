@@ -32,6 +32,8 @@
 typedef struct cli {
     const char *artifact, *traces, *json, *dump, *name, *grammar, *vocab;
     char workloads[256];
+    uint32_t api_sizes[BENCH_MAX_API_SIZES], n_api_sizes;      /* --batch-api  */
+    uint32_t api_threads[BENCH_MAX_API_THREADS], n_api_threads; /* --batch-threads */
     double compile_s, bf_budget_s;
     size_t max_docs;
     uint32_t walks, walk_len, adv_walks, adv_len, repeats, warmup, bf_every, bf_samples, batch, threads;
@@ -66,6 +68,9 @@ static void usage(FILE *f) {
           "  --threads T         threads for --batch, the main one included (default min(B, CPUs))\n"
           "  --batch-only        with --batch: skip the single-matcher run; the report's mask and\n"
           "                      commit latencies are then the batch's per-step wall times\n"
+          "  --batch-api LIST    also, per batch size B in LIST (e.g. 1,16,64,256): B single calls in a\n"
+          "                      row, and gcg_batch_fill_masks/gcg_batch_commit on a gcg_pool\n"
+          "  --batch-threads LIST  pool threads for --batch-api (default 1,2)\n"
           "  --json FILE         write the JSON report\n"
           "  --dump DIR          write per-step latencies and CDF points for bench/plot.sh\n"
           "  --quiet             no table on stdout\n",
@@ -75,7 +80,21 @@ static void usage(FILE *f) {
 enum { O_TRACES = 256, O_WORKLOADS, O_NAME, O_GRAMMAR, O_VOCAB, O_COMPILE, O_MAXDOCS, O_WALKS, O_WALKLEN, O_ADVW,
        O_ADVLEN, O_SEED, O_REPEATS, O_WARMUP, O_BFEVERY, O_BFSAMPLES, O_BFBUDGET, O_CPU, O_BATCH, O_THREADS, O_JSON,
        O_DUMP,
-       O_QUIET, O_BATCHONLY, O_ARTIFACT, O_HELP };
+       O_QUIET, O_BATCHONLY, O_ARTIFACT, O_BATCHAPI, O_BATCHTHREADS, O_HELP };
+
+/* Parses "1,16,64" into out (at most max values, each >= 1); false if malformed. */
+static bool parse_list(const char *s, uint32_t *out, uint32_t *n, uint32_t max) {
+    *n = 0;
+    for (const char *p = s; *p;) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(p, &end, 10);
+        if (errno || end == p || v < 1 || v > 65536 || *n == max || (*end && *end != ',')) return false;
+        out[(*n)++] = (uint32_t)v;
+        p = *end ? end + 1 : end;
+    }
+    return *n > 0;
+}
 
 static bool parse_u32(const char *s, uint32_t *out) {
     char *end;
@@ -114,6 +133,8 @@ static bool parse_opt(cli *c, int o, const char *a) {
     case O_DUMP: c->dump = a; return true;
     case O_QUIET: c->quiet = true; return true;
     case O_BATCHONLY: c->batch_only = true; return true;
+    case O_BATCHAPI: return parse_list(a, c->api_sizes, &c->n_api_sizes, BENCH_MAX_API_SIZES);
+    case O_BATCHTHREADS: return parse_list(a, c->api_threads, &c->n_api_threads, BENCH_MAX_API_THREADS);
     }
     return false;
 }
@@ -128,7 +149,8 @@ static int parse_cli(int argc, char **argv, cli *c) {
         {"bf-every", 1, 0, O_BFEVERY}, {"bf-samples", 1, 0, O_BFSAMPLES}, {"bf-budget", 1, 0, O_BFBUDGET},
         {"cpu", 1, 0, O_CPU},
         {"batch", 1, 0, O_BATCH}, {"threads", 1, 0, O_THREADS}, {"json", 1, 0, O_JSON}, {"dump", 1, 0, O_DUMP},
-        {"quiet", 0, 0, O_QUIET}, {"batch-only", 0, 0, O_BATCHONLY}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+        {"quiet", 0, 0, O_QUIET}, {"batch-only", 0, 0, O_BATCHONLY},
+        {"batch-api", 1, 0, O_BATCHAPI}, {"batch-threads", 1, 0, O_BATCHTHREADS}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
     *c = (cli){.compile_s = -1, .bf_budget_s = 10, .walks = 200, .walk_len = 256, .adv_walks = 24, .adv_len = 192,
                .repeats = 5, .warmup = 20000, .bf_samples = 1000, .cpu = -2, .seed = 1};
     int o;
@@ -148,6 +170,11 @@ static int parse_cli(int argc, char **argv, cli *c) {
     if (c->batch_only && !c->batch) {
         fprintf(stderr, "gcg_bench: --batch-only needs --batch\n");
         return 2;
+    }
+    if (!c->n_api_threads) {
+        c->api_threads[0] = 1;
+        c->api_threads[1] = 2;
+        c->n_api_threads = 2;
     }
     if (!c->workloads[0])
         snprintf(c->workloads, sizeof c->workloads, "%srandom-uniform,random-long,adversarial",
@@ -267,6 +294,8 @@ static gcg_status run_single(const cli *c, const gcg_artifact *art, const bench_
                                 .bf_budget_s = c->bf_budget_s, .keep_steps = c->dump != NULL};
     gcg_status st = bench_measure_run(art, s, &mo, &w->m);
     if (st != GCG_OK) snprintf(err, len, "%s: %s", w->name, gcg_status_str(st));
+    else w->has_tail = bench_tail_find(art, &w->m, false, &w->tail_mask) &&
+                       bench_tail_find(art, &w->m, true, &w->tail_commit);
     return st;
 }
 
@@ -296,6 +325,25 @@ static gcg_status run_batch(const cli *c, const gcg_artifact *art, const bench_s
     return st;
 }
 
+/* --batch-api: per size B, B single calls in a row, then the batch API on
+ * each thread count. */
+static gcg_status run_batch_api(const cli *c, const gcg_artifact *art, const bench_seqset *s, bench_workload *w,
+                                char *err, size_t len) {
+    for (uint32_t i = 0; i < c->n_api_sizes; i++)
+        for (uint32_t k = 0; k <= c->n_api_threads && w->n_api < BENCH_MAX_API_RUNS; k++) {
+            bench_batch_options bo = {.mode = k ? BENCH_BATCH_API : BENCH_BATCH_SINGLE, .batch = c->api_sizes[i],
+                                      .threads = k ? c->api_threads[k - 1] : 1, .repeats = c->repeats,
+                                      .warmup_steps = c->warmup / c->api_sizes[i]};
+            gcg_status st = bench_batch_run(art, s, &bo, &w->api[w->n_api]);
+            if (st != GCG_OK) {
+                snprintf(err, len, "%s: batch API B=%u: %s", w->name, bo.batch, gcg_status_str(st));
+                return st;
+            }
+            w->n_api++;
+        }
+    return GCG_OK;
+}
+
 static gcg_status run_workload(const cli *c, const gcg_artifact *art, int kind, const int *cpus, size_t n_cpus,
                                bench_workload *w, char *err, size_t len) {
     bench_seqset s;
@@ -307,6 +355,7 @@ static gcg_status run_workload(const cli *c, const gcg_artifact *art, int kind, 
     if (st == GCG_OK) describe(c, art, kind, &s, w);
     if (st == GCG_OK && !c->batch_only) st = run_single(c, art, &s, w, err, len);
     if (st == GCG_OK && c->batch) st = run_batch(c, art, &s, cpus, n_cpus, w, err, len);
+    if (st == GCG_OK && c->n_api_sizes) st = run_batch_api(c, art, &s, w, err, len);
     bench_seqset_free(&s);
     return st;
 }
@@ -382,7 +431,7 @@ int main(int argc, char **argv) {
         gcg_artifact_free(art);
         return hs != GCG_OK ? 3 : hr.over ? 1 : 0;
     }
-    bench_workload *w = calloc(MAX_WORKLOADS, sizeof *w);
+    bench_workload *w = calloc(MAX_WORKLOADS, sizeof *w);  /* large: on the heap */
     int n = w ? run_all(&c, art, cpus, n_cpus, w) : -1;
     rc = n < 0 ? 3 : finish(&c, w, n, &mc);
     for (int i = 0; w && i < n; i++) bench_measure_free(&w[i].m);

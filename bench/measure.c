@@ -4,6 +4,8 @@
  */
 #include "measure.h"
 
+#include "probe.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@ typedef struct run_ctx {
     uint64_t bf_budget_ns, bf_spent_ns;
     size_t total_steps;            /* steps per repeat                         */
     size_t step;                   /* steps so far in this repeat              */
+    size_t commit;                 /* commits so far in this repeat            */
     bench_samples mask_ns, commit_ns;
     bench_samples allowed, bf_ns, bf_auto_ns;
     bench_measure_result *r;
@@ -66,12 +69,30 @@ static void widen_stride(run_ctx *c, uint64_t dt) {
     c->bf_next = c->step + c->bf_stride;
 }
 
+/* Which token sets the mask OR-ed (replayed, untimed), and how often each
+ * set is used over the whole repeat: a rarely used set is cold in cache. */
+static void probe_sets(run_ctx *c, bench_step_info *info) {
+    uint32_t ids[64];
+    uint64_t bytes;
+    uint32_t n = bench_probe_sets(c->m, ids, 64, &bytes);
+    info->set_bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+    for (uint32_t i = 0; i < BENCH_STEP_SETS; i++) info->sets[i] = i < n ? ids[i] : UINT32_MAX;
+    for (uint32_t i = 0; i < n && i < 64; i++)
+        if (ids[i] < c->r->n_sets) c->r->set_uses[ids[i]]++;
+}
+
 /* Repeat-0 bookkeeping after a fill that took auto_ns: counts, reads, brute force. */
 static void record_step(run_ctx *c, size_t seq, uint32_t pos, uint64_t auto_ns) {
     bench_measure_result *r = c->r;
-    bench_samples_push(&c->allowed, popcount(c->mask, c->words));
+    uint64_t allowed = popcount(c->mask, c->words);
+    bench_samples_push(&c->allowed, allowed);
     gcg_mask_stats ms;
     gcg_matcher_last_mask_stats(c->m, &ms);
+    r->info[c->step] = (bench_step_info){.seq = (uint32_t)seq, .pos = pos, .token = UINT32_MAX,
+                                         .frontier = ms.frontier_nodes, .reads = ms.max_stack_reads,
+                                         .set_ops = ms.set_ops, .depth = bench_probe_stack_depth(c->m),
+                                         .allowed = (uint32_t)allowed};
+    probe_sets(c, &r->info[c->step]);
     if (ms.max_stack_reads > r->max_reads) r->max_reads = ms.max_stack_reads;
     if (ms.frontier_nodes > r->max_frontier) r->max_frontier = ms.frontier_nodes;
     if (ms.set_ops > r->max_set_ops) r->max_set_ops = ms.set_ops;
@@ -109,10 +130,26 @@ static bool step_fill(run_ctx *c, size_t seq, uint32_t pos) {
         fail(c, &c->r->fail.other, "sequence %zu, token %u: fill_mask: %s", seq, pos, gcg_status_str(st));
         return false;
     }
-    if (c->timed) bench_samples_push(&c->mask_ns, dt);
+    if (c->timed) {
+        bench_samples_push(&c->mask_ns, dt);
+        if (dt < c->r->mask_min.v[c->step]) c->r->mask_min.v[c->step] = dt;
+    }
     if (c->record) record_step(c, seq, pos, dt);
     c->step++;
     return true;
+}
+
+/* Records a commit's time (and in repeat 0 which step it followed). */
+static void timed_commit(run_ctx *c, uint64_t dt, uint32_t tok) {
+    if (!c->timed) return;
+    bench_measure_result *r = c->r;
+    bench_samples_push(&c->commit_ns, dt);
+    if (dt < r->commit_min.v[c->commit]) r->commit_min.v[c->commit] = dt;
+    if (c->record && c->step) {
+        r->commit_step[c->commit] = (uint32_t)(c->step - 1);
+        r->info[c->step - 1].token = tok;
+    }
+    c->commit++;
 }
 
 static bool step_commit(run_ctx *c, size_t seq, uint32_t pos, uint32_t tok) {
@@ -125,7 +162,7 @@ static bool step_commit(run_ctx *c, size_t seq, uint32_t pos, uint32_t tok) {
              gcg_status_str(st), allowed ? " although the mask allows it" : "");
         return false;
     }
-    if (c->timed) bench_samples_push(&c->commit_ns, dt);
+    timed_commit(c, dt, tok);
     if (!allowed)
         fail(c, &c->r->fail.not_in_mask, "sequence %zu, token %u (id %u): committed but not in the mask", seq, pos,
              tok);
@@ -146,7 +183,7 @@ static void step_eos(run_ctx *c, size_t seq, uint32_t pos) {
              st != GCG_OK ? gcg_status_str(st) : "committed but not in the mask");
         return;
     }
-    if (c->timed) bench_samples_push(&c->commit_ns, dt);
+    timed_commit(c, dt, id);
 }
 
 static void replay(run_ctx *c, const bench_seqset *s, size_t i) {
@@ -196,7 +233,7 @@ static gcg_status run_repeats(run_ctx *c, const bench_seqset *s, const bench_mea
         bench_samples_clear(&c->commit_ns);
         c->timed = true;
         c->record = rep == 0;
-        c->step = 0;
+        c->step = c->commit = 0;
         for (size_t i = 0; i < s->n_seq; i++) replay(c, s, i);
         if (!bench_summarize(&c->mask_ns, &r->mask_rep[rep]) || !bench_summarize(&c->commit_ns, &r->commit_rep[rep]))
             return GCG_ERR_NOMEM;
@@ -221,7 +258,22 @@ static gcg_status run_repeats(run_ctx *c, const bench_seqset *s, const bench_mea
     }
     bench_combine(r->mask_rep, r->repeats, &r->mask);
     bench_combine(r->commit_rep, r->repeats, &r->commit);
+    r->mask_min.n = r->steps;
+    r->commit_min.n = r->commits;
+    if (!bench_summarize(&r->mask_min, &r->mask_min_sum) || !bench_summarize(&r->commit_min, &r->commit_min_sum))
+        return GCG_ERR_NOMEM;
     return GCG_OK;
+}
+
+/* Per-step minima start at the largest value; info is filled in repeat 0. */
+static bool alloc_minima(bench_measure_result *r, const gcg_artifact *art, size_t total) {
+    r->n_sets = bench_probe_n_sets(art);
+    if (!bench_samples_reserve(&r->mask_min, total) || !bench_samples_reserve(&r->commit_min, total)) return false;
+    for (size_t i = 0; i < total; i++) r->mask_min.v[i] = r->commit_min.v[i] = UINT64_MAX;
+    r->info = calloc(total, sizeof *r->info);
+    r->commit_step = calloc(total, sizeof *r->commit_step);
+    r->set_uses = calloc(r->n_sets + 1, sizeof *r->set_uses);
+    return r->info && r->commit_step && r->set_uses;
 }
 
 gcg_status bench_measure_run(const gcg_artifact *art, const bench_seqset *seqs, const bench_measure_options *opt,
@@ -237,7 +289,7 @@ gcg_status bench_measure_run(const gcg_artifact *art, const bench_seqset *seqs, 
     c.mask = calloc(c.words + 1, sizeof *c.mask);
     c.bf_mask = calloc(c.words + 1, sizeof *c.bf_mask);
     size_t total = seqs->n_tok + 2 * seqs->n_seq;
-    if (!c.mask || !c.bf_mask || !bench_samples_reserve(&c.mask_ns, total) ||
+    if (!alloc_minima(r, art, total) || !c.mask || !c.bf_mask || !bench_samples_reserve(&c.mask_ns, total) ||
         !bench_samples_reserve(&c.commit_ns, total) || !bench_samples_reserve(&c.allowed, total)) {
         st = GCG_ERR_NOMEM;
     } else {
@@ -258,4 +310,12 @@ gcg_status bench_measure_run(const gcg_artifact *art, const bench_seqset *seqs, 
 void bench_measure_free(bench_measure_result *r) {
     bench_samples_free(&r->mask0);
     bench_samples_free(&r->commit0);
+    bench_samples_free(&r->mask_min);
+    bench_samples_free(&r->commit_min);
+    free(r->info);
+    free(r->commit_step);
+    free(r->set_uses);
+    r->set_uses = NULL;
+    r->info = NULL;
+    r->commit_step = NULL;
 }

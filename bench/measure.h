@@ -22,6 +22,21 @@
 
 #define BENCH_MAX_REPEATS 64
 
+#define BENCH_STEP_SETS 4
+
+/* What repeat 0 saw at one step (a fill_mask), outside the timed calls. */
+typedef struct bench_step_info {
+    uint32_t seq, pos;       /* sequence, and the token position the mask precedes */
+    uint32_t token;          /* token committed after the mask (UINT32_MAX: none)  */
+    uint32_t frontier;       /* gcg_mask_stats: stack tops read                    */
+    uint32_t reads;          /* gcg_mask_stats: deepest stack read                 */
+    uint32_t set_ops;        /* gcg_mask_stats: token-set unions                   */
+    uint32_t depth;          /* stack depth below the first top (probe.h)          */
+    uint32_t allowed;        /* tokens in the mask                                 */
+    uint32_t set_bytes;      /* bytes of token-set data OR-ed (probe.h)            */
+    uint32_t sets[BENCH_STEP_SETS];  /* the first sets OR-ed, UINT32_MAX past the last */
+} bench_step_info;
+
 typedef struct bench_measure_options {
     uint32_t repeats;       /* timed replays (1..64)                              */
     uint32_t warmup_steps;  /* untimed steps replayed first (whole sequences)     */
@@ -46,6 +61,14 @@ typedef struct bench_measure_result {
     bench_summary mask_rep[BENCH_MAX_REPEATS], commit_rep[BENCH_MAX_REPEATS];
     bench_combined mask, commit;           /* median of repeats, with spreads          */
     bench_samples mask0, commit0;          /* repeat 0 per step (keep_steps)           */
+    /* Per step (and per commit), the minimum over repeats: the same step
+     * replayed R times costs the engine the same, so the minimum drops the
+     * host's interruptions (preemption, interrupts, cache thrash by others). */
+    bench_samples mask_min, commit_min;
+    bench_summary mask_min_sum, commit_min_sum;  /* their distributions      */
+    bench_step_info *info;                 /* repeat 0, per step                       */
+    uint32_t *commit_step;                 /* per commit: the step it followed         */
+    uint32_t *set_uses, n_sets;            /* repeat 0: steps that OR-ed each set      */
     bench_summary allowed;                 /* allowed-token count per step             */
     uint32_t max_reads, max_frontier, max_set_ops;  /* largest per-step mask stats     */
     size_t memory_max;                     /* gcg_matcher_memory, largest seen         */

@@ -15,7 +15,9 @@ bool bench_wide_spread(const bench_workload *w) {
 }
 
 size_t bench_workload_failures(const bench_workload *w) {
-    return bench_failures_total(&w->m.fail) + (w->has_batch ? w->b.failures : 0);
+    size_t n = bench_failures_total(&w->m.fail) + (w->has_batch ? w->b.failures : 0);
+    for (uint32_t k = 0; k < w->n_api; k++) n += w->api[k].failures;
+    return n;
 }
 
 /* ---- table -------------------------------------------------------------- */
@@ -32,6 +34,20 @@ static void table_latency(FILE *out, const bench_workload *w, size_t n) {
                 w[i].m.steps, us(m->p50), us(m->p90), us(m->p99), us(m->p999), us(m->max),
                 100 * w[i].m.mask.spread_p999, bench_wide_spread(&w[i]) ? "!" : " ", us(c->p50), us(c->p99),
                 us(c->p999), us(c->max));
+    }
+}
+
+/* The per-step minima over repeats: the engine's cost without host noise. */
+static void table_minima(FILE *out, const bench_workload *w, size_t n) {
+    fprintf(out, "\n%-34s %9s | %-44s | %-30s\n", "per-step minimum over repeats (us)", "", "fill_mask", "commit");
+    fprintf(out, "%-34s %9s | %7s %7s %7s %7s %7s %6s | %7s %7s %7s %7s\n", "workload", "repeats", "p50", "p90", "p99",
+            "p99.9", "max", "", "p50", "p99", "p99.9", "max");
+    for (size_t i = 0; i < n; i++) {
+        if (w[i].batch_only) continue;
+        const bench_summary *m = &w[i].m.mask_min_sum, *c = &w[i].m.commit_min_sum;
+        fprintf(out, "%-34s %9u | %7.2f %7.2f %7.2f %7.2f %7.2f %6s | %7.2f %7.2f %7.2f %7.2f\n", w[i].name,
+                w[i].m.repeats, us(m->p50), us(m->p90), us(m->p99), us(m->p999), us(m->max), "", us(c->p50),
+                us(c->p99), us(c->p999), us(c->max));
     }
 }
 
@@ -72,6 +88,35 @@ static void table_batch(FILE *out, const bench_workload *w, size_t n) {
     }
 }
 
+/* The batch target: B x the single-matcher mask p99.9 / threads. */
+static double api_target_ns(const bench_workload *w, const bench_batch_result *b) {
+    return (double)b->batch * (double)w->m.mask.median.p999 / (double)b->threads;
+}
+
+static void table_api(FILE *out, const bench_workload *w, size_t n) {
+    bool any = false;
+    for (size_t i = 0; i < n; i++) any |= w[i].n_api > 0;
+    if (!any) return;
+    fprintf(out, "\n%-30s %4s %-6s %3s %8s | %-39s | %-15s | %-15s | %s\n", "batch API (wall us per step)", "B", "how",
+            "thr", "steps", "fill all B masks (median of repeats)", "per-step min", "commit all B", "target p99.9");
+    fprintf(out, "%-30s %4s %-6s %3s %8s | %9s %9s %9s %9s | %7s %7s | %7s %7s | %s\n", "workload", "", "", "", "",
+            "p50", "p99", "p99.9", "max", "p50", "p99.9", "p50", "p99.9", "B*single/thr");
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < w[i].n_api; k++) {
+            const bench_batch_result *b = &w[i].api[k];
+            const bench_summary *f = &b->fill.median;
+            bool api = b->mode == BENCH_BATCH_API;
+            char target[48] = "";
+            if (api && !w[i].batch_only)
+                snprintf(target, sizeof target, "%.2f %s", us((uint64_t)api_target_ns(&w[i], b)),
+                         (double)f->p999 <= api_target_ns(&w[i], b) ? "met" : "MISSED");
+            fprintf(out, "%-30s %4u %-6s %3u %8zu | %9.2f %9.2f %9.2f %9.2f | %7.2f %7.2f | %7.2f %7.2f | %s\n",
+                    w[i].name, b->batch, api ? "batch" : "single", b->threads, b->steps, us(f->p50), us(f->p99),
+                    us(f->p999), us(f->max), us(b->fill_min.p50), us(b->fill_min.p999), us(b->commit.median.p50),
+                    us(b->commit.median.p999), target);
+        }
+}
+
 static void table_notes(FILE *out, const bench_workload *w, size_t n) {
     for (size_t i = 0; i < n; i++) {
         const bench_workload *x = &w[i];
@@ -84,6 +129,10 @@ static void table_notes(FILE *out, const bench_workload *w, size_t n) {
         if (!x->cert.bounded)
             fprintf(out, "note: %s: certificate unbounded (rule %s): stack reads not checked\n", x->name,
                     x->cert.unbounded_rule[0] ? x->cert.unbounded_rule : "?");
+        if (x->has_tail) {
+            bench_tail_print(out, x->name, "masks", &x->tail_mask);
+            bench_tail_print(out, x->name, "commits", &x->tail_commit);
+        }
         if (bench_workload_failures(x))
             fprintf(out, "FAIL: %s: %zu failure(s); first: %s\n", x->name, bench_workload_failures(x),
                     x->m.first_failure[0] ? x->m.first_failure : x->b.first_failure);
@@ -94,8 +143,10 @@ void bench_report_table(FILE *out, const bench_workload *w, size_t n, const benc
     fprintf(out, "gcg %s benchmark on %s (%d CPUs online, pinned to %d)\n", GCG_VERSION_STRING, mc->cpu_model,
             mc->cpus_online, mc->pinned_cpu);
     table_latency(out, w, n);
+    table_minima(out, w, n);
     table_details(out, w, n);
     table_batch(out, w, n);
+    table_api(out, w, n);
     fputc('\n', out);
     table_notes(out, w, n);
 }
@@ -152,6 +203,54 @@ static json_t *j_batch(const bench_batch_result *b) {
                      j_spread(&b->commit));
 }
 
+static json_t *j_tail_cols(const bench_tail_cols *c) {
+    const bench_tail_col *v[] = {&c->frontier, &c->reads,     &c->set_ops,   &c->depth,
+                                 &c->allowed,  &c->token_len, &c->set_bytes, &c->cold_uses};
+    const char *names[] = {"frontier", "stack_reads", "set_ops", "stack_depth", "allowed", "token_bytes",
+                           "set_bytes", "cold_set_uses"};
+    json_t *o = json_object();
+    for (int k = 0; k < 8; k++)
+        json_object_set_new(o, names[k], json_pack("{s:I, s:I}", "p50", (json_int_t)v[k]->p50, "max",
+                                                   (json_int_t)v[k]->max));
+    return o;
+}
+
+static json_t *j_tail(const bench_tail *t) {
+    json_t *top = json_array(), *ex = json_array();
+    for (uint32_t k = 0; k < t->n_top; k++)
+        json_array_append_new(top, json_pack("{s:I, s:s, s:I}", "token", (json_int_t)(int32_t)t->top_token[k], "text",
+                                             t->top_text[k], "count", (json_int_t)t->top_count[k]));
+    for (uint32_t i = 0; i < t->n_examples; i++) {
+        const bench_step_info *e = &t->example[i];
+        json_array_append_new(ex, json_pack("{s:I, s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "ns_min",
+                                            (json_int_t)t->example_ns[i], "sequence", (json_int_t)e->seq, "position",
+                                            (json_int_t)e->pos, "token", (json_int_t)(int32_t)e->token, "text",
+                                            t->example_text[i], "frontier", (json_int_t)e->frontier, "stack_reads",
+                                            (json_int_t)e->reads, "set_ops", (json_int_t)e->set_ops, "stack_depth",
+                                            (json_int_t)e->depth, "allowed", (json_int_t)e->allowed, "set_bytes",
+                                            (json_int_t)e->set_bytes));
+    }
+    return json_pack("{s:I, s:I, s:o, s:o, s:o, s:o}", "steps", (json_int_t)t->n, "threshold_ns",
+                     (json_int_t)t->threshold_ns, "slow", j_tail_cols(&t->slow), "all", j_tail_cols(&t->all),
+                     "top_tokens", top, "slowest", ex);
+}
+
+static json_t *j_api(const bench_workload *w) {
+    json_t *a = json_array();
+    for (uint32_t k = 0; k < w->n_api; k++) {
+        const bench_batch_result *b = &w->api[k];
+        bool api = b->mode == BENCH_BATCH_API;
+        json_t *o = json_pack("{s:i, s:s, s:i, s:I, s:o, s:o, s:o, s:o, s:o}", "batch", (int)b->batch, "mode",
+                              api ? "batch" : "single", "threads", (int)b->threads, "steps", (json_int_t)b->steps,
+                              "step_ns", j_summary(&b->fill.median), "step_ns_min", j_summary(&b->fill_min),
+                              "step_spread", j_spread(&b->fill), "commit_ns", j_summary(&b->commit.median),
+                              "commit_ns_min", j_summary(&b->commit_min));
+        json_object_set_new(o, "target_p999_ns", api && !w->batch_only ? json_real(api_target_ns(w, b)) : json_null());
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 static json_t *j_workload(const bench_workload *w) {
     const bench_measure_result *m = &w->m;
     json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:i}", "name", w->name, "workload",
@@ -164,6 +263,14 @@ static json_t *j_workload(const bench_workload *w) {
     json_object_set_new(o, "commit_ns", j_summary(&m->commit.median));
     json_object_set_new(o, "commit_spread", j_spread(&m->commit));
     json_object_set_new(o, "commit_ns_repeats", j_repeats(m->commit_rep, m->repeats));
+    if (!w->batch_only) {
+        json_object_set_new(o, "mask_ns_min", j_summary(&m->mask_min_sum));
+        json_object_set_new(o, "commit_ns_min", j_summary(&m->commit_min_sum));
+    }
+    if (w->has_tail) {
+        json_object_set_new(o, "slow_masks", j_tail(&w->tail_mask));
+        json_object_set_new(o, "slow_commits", j_tail(&w->tail_commit));
+    }
     json_object_set_new(o, "wide_spread", json_boolean(bench_wide_spread(w)));
     json_object_set_new(o, "batch_only", json_boolean(w->batch_only));
     json_object_set_new(o, "allowed", json_pack("{s:I, s:I, s:I, s:f}", "min", (json_int_t)m->allowed.min, "p50",
@@ -178,6 +285,7 @@ static json_t *j_workload(const bench_workload *w) {
     json_object_set_new(o, "bruteforce", j_bruteforce(w));
     json_object_set_new(o, "failures", j_failures(w));
     if (w->has_batch) json_object_set_new(o, "batch", j_batch(&w->b));
+    if (w->n_api) json_object_set_new(o, "batch_api", j_api(w));
     return o;
 }
 

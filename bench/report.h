@@ -17,6 +17,11 @@
 #include "batch.h"
 #include "gcg.h"
 #include "measure.h"
+#include "tail.h"
+
+#define BENCH_MAX_API_SIZES 8
+#define BENCH_MAX_API_THREADS 4
+#define BENCH_MAX_API_RUNS (BENCH_MAX_API_SIZES * (BENCH_MAX_API_THREADS + 1))
 
 /* Spreads above these are flagged as too noisy to compare. */
 #define BENCH_WIDE_SPREAD_P50 0.10
@@ -35,9 +40,13 @@ typedef struct bench_workload {
     uint32_t bf_every;       /* brute force asked on every k-th step (0: not run) */
     double generate_s;       /* time to generate the sequences (walks)           */
     bench_measure_result m;
+    bool has_tail;           /* tail_mask/tail_commit were found (single run)   */
+    bench_tail tail_mask, tail_commit;
     bool has_batch;
     bool batch_only;         /* m holds the batch's step times (gcg_bench --batch-only) */
     bench_batch_result b;
+    bench_batch_result api[BENCH_MAX_API_RUNS];  /* --batch-api: single calls, then each pool */
+    uint32_t n_api;
 } bench_workload;
 
 /* Machine facts printed with the results. */

@@ -207,6 +207,39 @@ START_TEST(replay_counts_exactly) {
     ck_assert_uint_eq(r.allowed.min, 1);
     ck_assert_uint_eq(r.allowed.max, 12);
     ck_assert_uint_gt(r.memory_max, 0);
+    /* per-step minima: one per step and per commit, none above repeat 0's time */
+    ck_assert_uint_eq(r.mask_min.n, 13);
+    ck_assert_uint_eq(r.commit_min.n, 13);
+    uint64_t most = 0;
+    for (size_t i = 0; i < 13; i++) {
+        ck_assert_uint_le(r.mask_min.v[i], r.mask0.v[i]);
+        ck_assert_uint_le(r.commit_min.v[i], r.commit0.v[i]);
+        if (r.mask_min.v[i] > most) most = r.mask_min.v[i];
+    }
+    ck_assert_uint_eq(r.mask_min_sum.max, most);
+    /* what repeat 0 saw at each step: the token committed after the mask */
+    ck_assert_uint_eq(r.info[0].token, '[');
+    ck_assert_uint_eq(r.info[0].allowed, 2);
+    ck_assert_uint_eq(r.info[1].allowed, 12);
+    ck_assert_uint_eq(r.info[7].token, T_EOS);
+    ck_assert_uint_eq(r.info[7].pos, 7);
+    ck_assert_uint_eq(r.info[8].seq, 1);
+    ck_assert_uint_eq(r.info[8].token, T_OPEN1);
+    ck_assert_uint_eq(r.info[1].depth, 1);
+    ck_assert_uint_eq(r.info[1].frontier, 1);
+    ck_assert_uint_eq(r.commit_step[7], 7);
+    ck_assert_uint_eq(r.commit_step[8], 8);
+    /* the tail of 13 steps is the one slowest step */
+    bench_tail t;
+    ck_assert(bench_tail_find(art, &r, false, &t));
+    ck_assert_uint_eq(t.n, 1);
+    ck_assert_uint_eq(t.threshold_ns, most);
+    ck_assert_uint_eq(t.n_examples, 1);
+    ck_assert_uint_eq(t.n_top, 1);
+    ck_assert_uint_eq(t.top_count[0], 1);
+    ck_assert_uint_eq(t.all.allowed.max, 12);
+    ck_assert(bench_tail_find(art, &r, true, &t));
+    ck_assert_uint_eq(t.n, 1);
     bench_measure_free(&r);
     bench_seqset_free(&s);
     gcg_artifact_free(art);
@@ -226,11 +259,13 @@ START_TEST(bruteforce_stride_widens_to_fit_budget) {
     ck_assert_uint_eq(r.steps, 32);
     ck_assert_uint_eq(r.bf_steps, 1);
     ck_assert_uint_gt(r.bf_stride, 32);
+    bench_measure_free(&r);
     /* without a budget every step is compared */
     mo.bf_budget_s = 0;
     ck_assert_int_eq(bench_measure_run(art, &s, &mo, &r), GCG_OK);
     ck_assert_uint_eq(r.bf_steps, 32);
     ck_assert_uint_eq(r.bf_stride, 1);
+    bench_measure_free(&r);
     bench_seqset_free(&s);
     gcg_artifact_free(art);
 }
@@ -316,14 +351,26 @@ START_TEST(batch_steps_and_json_report) {
     bench_seqset_init(&s);
     const uint32_t doc[] = {'[', '1', ',', '2', ']'};
     for (int i = 0; i < 5; i++) seq_of(&s, doc, 5, true);
-    /* 5 sequences of 6 steps on 2 lanes: 3 rounds of 6 steps (the last with one lane) */
+    /* 5 sequences of 6 steps on 2 lanes: 30 masks, so a pass stops after
+     * 30 / 2 = 15 steps (the fifth sequence is then half replayed) */
     int cpus[1] = {-1};
     bench_batch_options bo = {.batch = 2, .threads = 2, .repeats = 2, .cpus = cpus, .n_cpus = 0};
     bench_workload w;
     memset(&w, 0, sizeof w);
     ck_assert_int_eq(bench_batch_run(art, &s, &bo, &w.b), GCG_OK);
     ck_assert_uint_eq(w.b.failures, 0);
-    ck_assert_uint_eq(w.b.steps, 18);
+    ck_assert_uint_eq(w.b.steps, 15);
+    /* the batch API, and B single calls in a row, replay the same steps */
+    for (int mode = BENCH_BATCH_API; mode <= BENCH_BATCH_SINGLE; mode++) {
+        bench_batch_options ao = bo;
+        ao.mode = (bench_batch_mode)mode;
+        ck_assert_int_eq(bench_batch_run(art, &s, &ao, &w.api[w.n_api]), GCG_OK);
+        ck_assert_uint_eq(w.api[w.n_api].failures, 0);
+        ck_assert_uint_eq(w.api[w.n_api].steps, 15);
+        ck_assert_uint_eq(w.api[w.n_api].threads, mode == BENCH_BATCH_API ? 2 : 1);
+        ck_assert_uint_le(w.api[w.n_api].fill_min.max, w.api[w.n_api].fill.median.max);
+        w.n_api++;
+    }
     w.has_batch = true;
     bench_measure_options mo = {.repeats = 2};
     ck_assert_int_eq(bench_measure_run(art, &s, &mo, &w.m), GCG_OK);
@@ -351,7 +398,13 @@ START_TEST(batch_steps_and_json_report) {
     ck_assert_int_eq(json_integer_value(json_object_get(mask, "max")), (json_int_t)w.m.mask.median.max);
     ck_assert_ptr_nonnull(json_object_get(mask, "p999"));
     ck_assert(json_is_null(json_object_get(w0, "bruteforce_ratio")));
-    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(w0, "batch"), "steps")), 18);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(w0, "batch"), "steps")), 15);
+    json_t *api = json_object_get(w0, "batch_api");
+    ck_assert_uint_eq(json_array_size(api), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(api, 0), "mode")), "batch");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(api, 1), "mode")), "single");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(w0, "mask_ns_min"), "max")),
+                     (json_int_t)w.m.mask_min_sum.max);
     ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(w0, "failures"), "total")), 0);
     json_decref(root);
     unlink(path);

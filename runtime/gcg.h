@@ -8,6 +8,8 @@
  *   3. matchers: one per sequence; commit tokens or bytes, roll back, reset
  *   4. masks: fill a packed bitmask of allowed tokens
  *   5. introspection: sizes, certificate, statistics for benchmarks
+ *   6. lazy grammars: free text until a trigger, then the grammar
+ *   7. batches: the masks and commits of many matchers in one call
  *
  * Threading: an artifact is immutable once opened and may be shared by any
  * number of matchers on any number of threads. A matcher is used by one thread
@@ -416,6 +418,59 @@ GCG_API gcg_status gcg_lazy_fill_mask_bruteforce(gcg_lazy *lz, uint32_t *words, 
 /* FREE: true (EOS allowed) until EOS; FORCING: false; GRAMMAR: the matcher's. */
 GCG_API bool gcg_lazy_is_complete(const gcg_lazy *lz);
 GCG_API bool gcg_lazy_is_terminated(const gcg_lazy *lz);
+
+/* ===================================================================== */
+/* 7. Batches                                                             */
+/* ===================================================================== */
+
+/* An inference engine decodes a batch of sequences in lock step: each step
+ * needs every sequence's mask, in one buffer, before the model samples, and
+ * then commits every sampled token. The batch calls below do both for B
+ * matchers at once, spread over a thread pool. Each row behaves exactly as
+ * the single call on that matcher; matchers of different artifacts may be
+ * mixed in one batch. A batch call never allocates.
+ *
+ * The matchers of one call must be distinct (a matcher is used by one thread
+ * at a time), and no other thread may use them during the call. */
+
+/* A fork-join pool of threads that runs batch calls. Its workers wait for
+ * work by spinning briefly (a few tens of microseconds, so that the next
+ * decode step finds them awake) and then sleep. A pool runs one batch call
+ * at a time; concurrent calls on the same pool take turns. */
+typedef struct gcg_pool gcg_pool;
+
+/* Creates a pool of n_threads threads in all, the calling thread included:
+ * n_threads - 1 workers are started (none for 0 or 1). Returns GCG_ERR_NOMEM
+ * (with *out NULL) when memory or threads run out. */
+GCG_API gcg_status gcg_pool_new(uint32_t n_threads, gcg_pool **out);
+
+/* Stops and joins the workers. Not during a batch call. NULL is a no-op. */
+GCG_API void gcg_pool_free(gcg_pool *pool);
+
+/* Threads that run a batch call, the caller included (1 for NULL). */
+GCG_API uint32_t gcg_pool_threads(const gcg_pool *pool);
+
+/* Fills the masks of matchers[0..n): row i, words[i * row_words ..
+ * (i + 1) * row_words), receives matchers[i]'s mask as gcg_matcher_fill_mask
+ * writes it, and the words of the row past that matcher's
+ * gcg_artifact_mask_words are zeroed, so rows of a mixed batch are all
+ * row_words long (a buffer of int32 words, as model frameworks hold them,
+ * has the same bits). `pool` NULL runs on the calling thread.
+ * `status` (n entries, or NULL) receives each row's status: GCG_ERR_ARG for a
+ * NULL matcher or a row shorter than its matcher's mask (that row is zeroed),
+ * else the single call's. Returns GCG_OK when every row succeeded, else the
+ * status of the lowest failed row; GCG_ERR_ARG, touching nothing, when
+ * matchers or words is NULL while n > 0. n = 0 does nothing. */
+GCG_API gcg_status gcg_batch_fill_masks(gcg_pool *pool, gcg_matcher *const *matchers, size_t n, uint32_t *words,
+                                size_t row_words, gcg_status *status);
+
+/* Commits tokens[i] to matchers[i] for every i < n, as gcg_matcher_commit
+ * does: a row whose token is refused (GCG_ERR_REJECTED, _TOKEN_RANGE,
+ * _TERMINATED, ...) leaves that matcher unchanged, and the other rows are
+ * committed all the same. `status` and the return value as for
+ * gcg_batch_fill_masks; GCG_ERR_ARG for a NULL matcher row. */
+GCG_API gcg_status gcg_batch_commit(gcg_pool *pool, gcg_matcher *const *matchers, const uint32_t *tokens, size_t n,
+                            gcg_status *status);
 
 #ifdef __cplusplus
 }
