@@ -8,7 +8,8 @@
  *   alternation -> sequence { "|" sequence }       ("|" may be followed by newlines)
  *   sequence    -> { item }                         (may be empty: "a ::= | x")
  *   item        -> primary [ "*" | "+" | "?" | "{" m "}" | "{" m ",}" | "{" m "," n "}" | "{," n "}" ]
- *   primary     -> name | literal | class | "." | "(" alternation ")"
+ *   primary     -> name | literal | class | "." | "(" alternation ")" | token
+ *   token       -> ["!"] "<[" digit+ "]>" | ["!"] "<" { any byte but ">" } ">"
  *   literal     -> '"' { char | escape } '"'
  *   class       -> "[" ["^"] { char ["-" char] } "]"
  *   escape      -> \n \t \r \\ \" \[ \] \- \/ \xHH \uHHHH \UHHHHHHHH
@@ -16,8 +17,12 @@
  *
  * A rule ends at a newline unless the line ends in "|" or inside "(" ")".
  * Everything is in code points: \xHH is U+00HH, and literals are stored as
- * UTF-8. Token references (<[id]>, <text>, !<...>) are reported as
- * "not supported yet".
+ * UTF-8. Token references, as llama.cpp: <[ID]> is the token with that id;
+ * <TEXT> the token whose text is the whole reference, brackets included
+ * (e.g. <think>, <|eot_id|>: llama.cpp tokenizes those bytes with special
+ * tokens enabled and wants exactly one token); "!" before either negates it
+ * (any single token but that one). The parser only records them; resolving
+ * <TEXT> needs the vocabulary (lowering).
  *
  * Nodes live in one array and refer to each other by index, so a grammar is
  * freed with one call and never recursed over by the parser's callers.
@@ -42,7 +47,9 @@ typedef enum gbnf_kind {
     GBNF_CLASS,   /* ranges of code points; `negated` as written          */
     GBNF_ANY,     /* "." — any code point                                 */
     GBNF_REF,     /* rule reference: `rule` is an index into rules        */
-    GBNF_REPEAT   /* kids[0] repeated min..max times (max may be GBNF_INF) */
+    GBNF_REPEAT,  /* kids[0] repeated min..max times (max may be GBNF_INF) */
+    GBNF_TOKEN    /* token reference: `token` (<[ID]>) or `bytes` (<TEXT>, the
+                     whole reference); `negated` for "!"                   */
 } gbnf_kind;
 
 typedef struct gbnf_range { uint32_t lo, hi; } gbnf_range; /* inclusive */
@@ -56,7 +63,9 @@ typedef struct gbnf_node {
     uint32_t n_bytes;
     gbnf_range *ranges;     /* CLASS: as written (may overlap, unsorted)        */
     uint32_t n_ranges;
-    bool negated;           /* CLASS: "[^...]"                                  */
+    bool negated;           /* CLASS: "[^...]"; TOKEN: "!<...>"                 */
+    bool by_id;             /* TOKEN: <[ID]> (else <TEXT>, text in bytes)       */
+    uint32_t token;         /* TOKEN with by_id: the id                         */
     uint32_t rule;          /* REF: index into gbnf_grammar.rules               */
     uint32_t min, max;      /* REPEAT                                           */
 } gbnf_node;

@@ -650,7 +650,57 @@ static uint32_t parse_ref(parser *p)
     return node;
 }
 
-/* primary -> name | literal | class | "." | group
+/* token -> ["!"] "<[" digit+ "]>" | ["!"] "<" { byte but ">" } ">"   (llama.cpp's
+ * parse_token: the text form runs to the first ">", newlines included, and
+ * keeps the brackets). The cursor is at "<" or at "!" before "<". */
+static uint32_t parse_token(parser *p)
+{
+    srcpos at = p->at;
+    bool negated = peek(p) == '!';
+    if (negated)
+        advance(p);
+    srcpos open = p->at;
+    size_t from = p->i;
+    advance(p);
+    if (peek(p) == '[') {
+        advance(p);
+        uint64_t id = 0;
+        srcpos digits = p->at;
+        if (!is_digit(peek(p)))
+            return error(p, digits, "expected a token id after \"<[\"");
+        for (; is_digit(peek(p)); advance(p))
+            if ((id = id * 10 + (uint64_t)(peek(p) - '0')) > UINT32_MAX)
+                return error(p, digits, "token id out of range (at most %u)", UINT32_MAX);
+        if (peek(p) != ']' || peek_at(p, 1) != '>')
+            return error(p, p->at, "expected \"]>\" to close the token reference opened at %u:%u",
+                         open.line, open.col);
+        advance(p), advance(p);
+        uint32_t node = new_node(p, GBNF_TOKEN, at, 0);
+        if (node != NONE)
+            p->g->nodes[node].by_id = true, p->g->nodes[node].token = (uint32_t)id,
+            p->g->nodes[node].negated = negated;
+        return node;
+    }
+    while (peek(p) >= 0 && peek(p) != '>')
+        advance(p);
+    if (peek(p) < 0)
+        return error(p, open, "expected \">\" to close the token reference");
+    advance(p);
+    size_t n = p->i - from;
+    uint8_t *bytes = malloc(n);
+    uint32_t node = bytes ? new_node(p, GBNF_TOKEN, at, 0) : out_of_memory(p);
+    if (node == NONE) {
+        free(bytes);
+        return NONE;
+    }
+    memcpy(bytes, p->s + from, n);
+    p->g->nodes[node].bytes = bytes;
+    p->g->nodes[node].n_bytes = (uint32_t)n;
+    p->g->nodes[node].negated = negated;
+    return node;
+}
+
+/* primary -> name | literal | class | "." | group | token
  * Returns NONE with no error when the cursor starts no primary. */
 static uint32_t parse_primary(parser *p, bool *none)
 {
@@ -670,7 +720,7 @@ static uint32_t parse_primary(parser *p, bool *none)
         return new_node(p, GBNF_ANY, at, 0);
     }
     if (c == '<' || (c == '!' && peek_at(p, 1) == '<'))
-        return error(p, at, "token references are not supported yet");
+        return parse_token(p);
     *none = true;
     return NONE;
 }

@@ -408,8 +408,28 @@ static void ctx_free(lower_ctx *c)
     free(c->reps);
 }
 
+/* Token references parse (gbnf.h) but have no byte-level meaning here: each
+ * one is an error at its position, so no grammar silently loses them. */
+static gcg_status refuse_token_refs(const gbnf_grammar *ast, gcg_diag *diag)
+{
+    gcg_status st = GCG_OK;
+    for (uint32_t i = 0; i < ast->n_nodes; i++) {
+        const gbnf_node *nd = &ast->nodes[i];
+        if (nd->kind != GBNF_TOKEN)
+            continue;
+        gcg_diag_add(diag, GCG_SEV_ERROR, nd->line, nd->col, "token references are not supported yet");
+        st = GCG_ERR_FORMAT;
+    }
+    return st;
+}
+
 gcg_status gcg_lower(const gbnf_grammar *ast, cfg *out, const gcg_limits *limits, gcg_diag *diag)
 {
+    gcg_status refused = refuse_token_refs(ast, diag);
+    if (refused != GCG_OK) {
+        cfg_init(out);
+        return refused;
+    }
     lower_ctx c = {.ast = ast, .g = out, .diag = diag, .limits = gcg_limits_or_default(limits)};
     cfg_init(out);
     for (uint32_t r = 0; r < ast->n_rules; r++)

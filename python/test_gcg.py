@@ -182,5 +182,103 @@ class BindingTest(unittest.TestCase):
         self.assertEqual(art_default.vocab_size, 256)
 
 
+class LazyAndTagsTest(unittest.TestCase):
+    """Compile options tags and triggers, and the lazy matcher (gcg.h section 6)."""
+
+    ALL = list(range(18))
+
+    @classmethod
+    def setUpClass(cls):
+        cls.vocab = gcg.Vocab.from_hex(os.path.join(EXAMPLES, "list.vocab.hex"), eos=[17])
+        cls.lazy_art = gcg.compile(GRAMMAR, cls.vocab, triggers=[("word", "[")])
+
+    def masks(self, lz):
+        """The lazy mask, checked against the brute-force one."""
+        got = allowed(lz.fill_mask(lz.new_mask()))
+        self.assertEqual(got, allowed(lz.fill_mask_bruteforce(lz.new_mask())))
+        return got
+
+    def test_trigger_word(self):
+        self.assertTrue(self.lazy_art.is_lazy)
+        self.assertFalse(gcg.compile(GRAMMAR, self.vocab).is_lazy)
+        lz = self.lazy_art.lazy()
+        self.assertEqual(lz.mode, gcg.LAZY_FREE)
+        self.assertIsNone(lz.grammar_start)
+        self.assertEqual(self.masks(lz), self.ALL)
+        lz.commit(16)  # "ab": free text
+        lz.commit(14)  # "[1": the trigger fires at "["
+        self.assertEqual(lz.mode, gcg.LAZY_GRAMMAR)
+        self.assertEqual(lz.grammar_start, 2)
+        self.assertEqual(self.masks(lz), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15])
+        lz.commit(15)  # "7]"
+        self.assertTrue(lz.is_complete)
+        self.assertEqual(self.masks(lz), [17])
+        lz.commit_eos()
+        self.assertTrue(lz.is_terminated)
+        lz.rollback(3)  # back across the switch
+        self.assertEqual(lz.mode, gcg.LAZY_FREE)
+        self.assertIsNone(lz.grammar_start)
+        self.assertEqual(self.masks(lz), self.ALL)
+        lz.commit_bytes(b"x[12")  # after "ab": the grammar starts at offset 3
+        self.assertEqual(lz.grammar_start, 3)
+        with self.assertRaises(gcg.GcgError) as cm:
+            lz.commit(16)  # "ab" inside the list
+        self.assertEqual(cm.exception.status, gcg.ERR_REJECTED)
+        lz.reset()
+        self.assertEqual(lz.mode, gcg.LAZY_FREE)
+
+    def test_budget_forces_the_trigger(self):
+        lz = self.lazy_art.lazy(budget_tokens=1)
+        lz.commit(16)
+        self.assertEqual(lz.mode, gcg.LAZY_FORCING)
+        self.assertEqual(self.masks(lz), [0])
+        self.assertFalse(lz.is_complete)
+        with self.assertRaises(gcg.GcgError):
+            lz.commit(14)
+        lz.commit(0)
+        self.assertEqual(lz.mode, gcg.LAZY_GRAMMAR)
+
+    def test_trigger_token(self):
+        lz = gcg.compile(GRAMMAR, self.vocab, triggers=[("token", 0)]).lazy()
+        lz.commit(3)  # "0" stays free text
+        lz.commit(0)
+        self.assertEqual(lz.mode, gcg.LAZY_GRAMMAR)
+        self.assertEqual(lz.grammar_start, 1)
+        self.assertEqual(self.masks(lz), [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15])
+
+    def test_lazy_needs_triggers(self):
+        with self.assertRaises(gcg.GcgError) as cm:
+            gcg.compile(GRAMMAR, self.vocab).lazy()
+        self.assertEqual(cm.exception.status, gcg.ERR_ARG)
+        with self.assertRaises(gcg.GcgError) as cm:
+            self.lazy_art.lazy(budget_tokens=1)  # a word to force: fine
+            gcg.compile(GRAMMAR, self.vocab, triggers=[("pattern", "x+")]).lazy(budget_tokens=1)
+        self.assertEqual(cm.exception.status, gcg.ERR_ARG)
+
+    def test_bad_trigger_and_tag_arguments(self):
+        with self.assertRaisesRegex(ValueError, "trigger 1: kind 'words' is not one of"):
+            gcg.compile(GRAMMAR, self.vocab, triggers=[("words", "[")])
+        with self.assertRaisesRegex(ValueError, r"tag 1: expected \(begin, rule, end\)"):
+            gcg.compile(GRAMMAR, self.vocab, tags=[("[", "num")])
+        with self.assertRaisesRegex(gcg.CompileError, "trigger 1: token id past the vocabulary"):
+            gcg.compile(GRAMMAR, self.vocab, triggers=[("token", 99)])
+
+    def test_tagged_regions(self):
+        art = gcg.compile("num ::= [0-9]+\n", self.vocab, tags=[("[", "num", "]")])
+        self.assertFalse(art.is_lazy)
+        m = art.matcher()
+        m.commit(16)  # "ab"
+        m.commit(2)   # ","
+        m.commit(14)  # "[1": the region opens
+        # digits, "]" / "7]" closing, EOS (the rule is complete); no "[", ",", "ab"
+        self.assertEqual(allowed(m.fill_mask(m.new_mask())), [1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 17])
+        m.commit(1)
+        self.assertEqual(allowed(m.fill_mask(m.new_mask())), self.ALL)
+        closed = gcg.compile("num ::= [0-9]+\n", self.vocab, tags=[("[", "num", "]")],
+                             tags_eos_free_only=True).matcher()
+        closed.commit(14)
+        self.assertNotIn(17, allowed(closed.fill_mask(closed.new_mask())))
+
+
 if __name__ == "__main__":
     unittest.main()

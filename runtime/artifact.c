@@ -548,6 +548,7 @@ const char *gcg_section_name(uint32_t id)
 {
     static const char *const names[] = {"unknown", "meta", "grammar", "byteclass", "productions",
                                         "action", "multi", "goto", "symbols", "vocab", "tokensets",
-                                        "automaton", "roots", "certificate", "trie", "vocabref"};
+                                        "automaton", "roots", "certificate", "trie", "triggers",
+                                        "vocabref"};
     return id < sizeof names / sizeof *names ? names[id] : "unknown";
 }

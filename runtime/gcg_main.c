@@ -48,12 +48,15 @@ static const char USAGE[] =
     "  gcg COMMAND --help    details of a command\n"
     "  gcg --version         print the version\n"
     "\n"
+    "match, mask and replay take --lazy: on an artifact compiled with triggers, run it\n"
+    "as a lazy grammar (free text until a trigger fires; gcg.h, \"Lazy grammars\").\n"
+    "\n"
     "exit status: 0 ok, 1 errors in the input or rejected, 2 usage\n"
     "(match: 0 complete, 1 reject, 3 prefix). ART.gcg may be a regular file or a\n"
     "pipe (read fully into memory), not a directory.\n";
 
 static const char USAGE_MATCH[] =
-    "usage: gcg match ART.gcg [FILE] [--dot OUT.dot]\n"
+    "usage: gcg match ART.gcg [FILE] [--dot OUT.dot | --lazy]\n"
     "\n"
     "Feeds the bytes of FILE (stdin when absent or \"-\") to the grammar and prints one\n"
     "line: \"complete\" (a whole sentence), \"prefix\" (can still be completed) or\n"
@@ -62,6 +65,8 @@ static const char USAGE_MATCH[] =
     "options:\n"
     "  --dot OUT.dot    write the graph-structured stack after the text (after the\n"
     "                   accepted bytes on a reject) as a Graphviz graph\n"
+    "  --lazy           the artifact's triggers decide where the grammar starts: the\n"
+    "                   text before is free (an artifact compiled with --trigger-*)\n"
     "  -h, --help       this help\n"
     "\n"
     "exit status: 0 complete, 1 reject or an unreadable artifact/file, 2 usage,\n"
@@ -69,6 +74,7 @@ static const char USAGE_MATCH[] =
 
 static const char USAGE_MASK[] =
     "usage: gcg mask ART.gcg [--tokens \"ID ID ...\" | --text STRING] [--count]\n"
+    "                [--lazy [--budget N]]\n"
     "\n"
     "Commits the tokens (or the bytes of the text), then prints the ids of the tokens\n"
     "allowed next, ascending, on one line.\n"
@@ -77,13 +83,17 @@ static const char USAGE_MASK[] =
     "  --tokens \"ID ...\"   token ids to commit first, separated by spaces\n"
     "  --text STRING       text to commit first, as bytes\n"
     "  --count             print only the number of allowed tokens\n"
+    "  --lazy              run as a lazy grammar (an artifact compiled with --trigger-*):\n"
+    "                      every token is allowed until a trigger fires\n"
+    "  --budget N          with --lazy: after N free tokens, force the first trigger word\n"
+    "                      or token (a reasoning budget)\n"
     "  -h, --help          this help\n"
     "\n"
     "exit status: 0 ok, 1 a token or the text is not allowed, or an artifact error,\n"
     "2 usage\n";
 
 static const char USAGE_REPLAY[] =
-    "usage: gcg replay ART.gcg TRACES\n"
+    "usage: gcg replay ART.gcg TRACES [--lazy [--budget N]]\n"
     "\n"
     "Each line of TRACES is a sequence of token ids separated by spaces. At every\n"
     "step the mask is filled (and timed) and the next token must be in it. Prints\n"
@@ -91,6 +101,7 @@ static const char USAGE_REPLAY[] =
     "the mean/p50/p99/max mask time in microseconds. A violation ends its line.\n"
     "TRACES must be a readable file (or a pipe); a line holding a NUL byte or\n"
     "anything but ids is an error naming the line.\n"
+    "--lazy and --budget N: as for gcg mask (each line starts in free text).\n"
     "\n"
     "exit status: 0 no violation, 1 violations or an input error, 2 usage\n";
 
@@ -111,6 +122,9 @@ typedef struct cli_args {
     bool count;           /* mask --count  */
     const char *dot;      /* match --dot   */
     const char *vocab;    /* --vocab MODEL.gcgv */
+    bool lazy;            /* --lazy        */
+    const char *budget;   /* --budget N    */
+    uint32_t budget_n;
     bool help;
 } cli_args;
 
@@ -121,6 +135,8 @@ typedef struct cmd_spec {
     int min_pos, max_pos;
     bool mask_options;
     bool dot_option;
+    bool lazy_option;     /* --lazy   */
+    bool budget_option;   /* --budget */
 } cmd_spec;
 
 /* A growable array of mask times in nanoseconds, for replay's percentiles. */
@@ -275,6 +291,87 @@ static int new_matcher(const gcg_artifact *art, uint32_t max_rollback, gcg_match
     return EXIT_ERRORS;
 }
 
+/* What match, mask and replay drive: a plain matcher, or (--lazy) a lazy
+ * matcher over an artifact with triggers. */
+typedef struct engine {
+    gcg_matcher *m;
+    gcg_lazy *lz;
+} engine;
+
+static int new_engine(const gcg_artifact *art, const char *path, const cli_args *a,
+                      uint32_t max_rollback, engine *e)
+{
+    memset(e, 0, sizeof *e);
+    if (!a->lazy)
+        return new_matcher(art, max_rollback, &e->m);
+    if (!gcg_artifact_is_lazy(art)) {
+        fprintf(stderr, "gcg: %s: --lazy: the artifact has no triggers (compile it with "
+                        "gcgc compile --trigger-word, --trigger-pattern or --trigger-token)\n",
+                path);
+        return EXIT_ERRORS;
+    }
+    gcg_lazy_options opt;
+    gcg_lazy_options_default(&opt);
+    opt.matcher.max_rollback = max_rollback;
+    opt.budget_tokens = a->budget_n;
+    gcg_error err;
+    gcg_status st = gcg_lazy_new(art, &opt, &e->lz, &err);
+    if (st == GCG_OK)
+        return CONTINUE;
+    fprintf(stderr, "gcg: cannot create a lazy matcher: %s: %s\n", gcg_status_str(st), err.msg);
+    return EXIT_ERRORS;
+}
+
+static void engine_free(engine *e)
+{
+    gcg_matcher_free(e->m);
+    gcg_lazy_free(e->lz);
+}
+
+static gcg_status engine_commit(engine *e, uint32_t id)
+{
+    return e->lz ? gcg_lazy_commit(e->lz, id) : gcg_matcher_commit(e->m, id);
+}
+
+/* A lazy commit of several bytes is atomic and does not say where it failed,
+ * so text goes in one byte a commit: the same text, so the same trigger
+ * positions, and `consumed` is exact. */
+static gcg_status engine_commit_bytes(engine *e, const uint8_t *b, size_t n, size_t *consumed)
+{
+    if (!e->lz)
+        return gcg_matcher_commit_bytes(e->m, b, n, consumed);
+    for (*consumed = 0; *consumed < n; ++*consumed) {
+        gcg_status st = gcg_lazy_commit_bytes(e->lz, b + *consumed, 1);
+        if (st != GCG_OK)
+            return st;
+    }
+    return GCG_OK;
+}
+
+static gcg_status engine_fill_mask(engine *e, uint32_t *mask, size_t words)
+{
+    return e->lz ? gcg_lazy_fill_mask(e->lz, mask, words)
+                 : gcg_matcher_fill_mask(e->m, mask, words);
+}
+
+static void engine_reset(engine *e)
+{
+    if (e->lz)
+        gcg_lazy_reset(e->lz);
+    else
+        gcg_matcher_reset(e->m);
+}
+
+static bool engine_is_complete(const engine *e)
+{
+    return e->lz ? gcg_lazy_is_complete(e->lz) : gcg_matcher_is_complete(e->m);
+}
+
+static bool engine_is_terminated(const engine *e)
+{
+    return e->lz ? gcg_lazy_is_terminated(e->lz) : gcg_matcher_is_terminated(e->m);
+}
+
 static double now_ns(void)
 {
     struct timespec ts;
@@ -306,6 +403,10 @@ static int parse_option(const cmd_spec *spec, int argc, char **argv, int *i, cli
         val = &a->dot;
     else if (strcmp(arg, "--vocab") == 0)
         val = &a->vocab;
+    else if (spec->lazy_option && strcmp(arg, "--lazy") == 0)
+        a->lazy = true;
+    else if (spec->budget_option && strcmp(arg, "--budget") == 0)
+        val = &a->budget;
     else
         return usage_error(spec->name, "unknown option '%s'", arg);
     if (val) {
@@ -341,6 +442,17 @@ static int parse_args(const cmd_spec *spec, int argc, char **argv, cli_args *a)
         return usage_error(spec->name, a->n_pos == 0 ? "no artifact given" : "missing argument");
     if (a->tokens && a->text)
         return usage_error(spec->name, "--tokens and --text exclude each other");
+    if (a->dot && a->lazy)
+        return usage_error(spec->name, "--dot and --lazy exclude each other");
+    if (a->budget && !a->lazy)
+        return usage_error(spec->name, "--budget needs --lazy");
+    if (a->budget) {
+        const char *p = a->budget;
+        int r = next_id(&p, &a->budget_n);
+        uint32_t extra;
+        if (r <= 0 || next_id(&p, &extra) != 0 || a->budget_n == 0)
+            return usage_error(spec->name, "--budget needs a token count > 0, got '%s'", a->budget);
+    }
     return CONTINUE;
 }
 
@@ -348,7 +460,7 @@ static int parse_args(const cmd_spec *spec, int argc, char **argv, cli_args *a)
 
 /* Commits `in` chunk by chunk, so memory does not grow with the input.
  * Prints the verdict line; returns the exit status. */
-static int match_stream(gcg_matcher *m, FILE *in, const char *name, bool to_reject_point,
+static int match_stream(engine *m, FILE *in, const char *name, bool to_reject_point,
                         bool *verdict)
 {
     static const size_t chunk = MATCH_CHUNK;
@@ -361,7 +473,7 @@ static int match_stream(gcg_matcher *m, FILE *in, const char *name, bool to_reje
     size_t n;
     while (rc == CONTINUE && (n = fread(buf, 1, chunk, in)) > 0) {
         size_t consumed = 0;
-        gcg_status st = gcg_matcher_commit_bytes(m, buf, n, &consumed);
+        gcg_status st = engine_commit_bytes(m, buf, n, &consumed);
         if (st == GCG_ERR_REJECTED) {
             printf("reject %llu\n", (unsigned long long)(offset + consumed));
             rc = EXIT_REJECT;
@@ -369,7 +481,7 @@ static int match_stream(gcg_matcher *m, FILE *in, const char *name, bool to_reje
             /* A commit is atomic: for --dot, take the bytes that fit again. */
             size_t again = 0;
             if (to_reject_point)
-                gcg_matcher_commit_bytes(m, buf, consumed, &again);
+                engine_commit_bytes(m, buf, consumed, &again);
         } else if (st != GCG_OK) {
             fprintf(stderr, "gcg: %s: at byte %llu: %s\n", name, (unsigned long long)offset,
                     gcg_status_str(st));
@@ -383,7 +495,7 @@ static int match_stream(gcg_matcher *m, FILE *in, const char *name, bool to_reje
     }
     *verdict = rc == CONTINUE || rejected;
     if (rc == CONTINUE) {
-        bool complete = gcg_matcher_is_complete(m);
+        bool complete = engine_is_complete(m);
         puts(complete ? "complete" : "prefix");
         rc = complete ? 0 : EXIT_PREFIX;
     }
@@ -410,7 +522,7 @@ static int write_dot(const gcg_matcher *m, const char *path)
 
 static int cmd_match(int argc, char **argv)
 {
-    static const cmd_spec spec = {"match", USAGE_MATCH, 1, 2, false, true};
+    static const cmd_spec spec = {"match", USAGE_MATCH, 1, 2, false, true, true, false};
     cli_args a;
     int rc = parse_args(&spec, argc, argv, &a);
     if (rc != CONTINUE)
@@ -418,11 +530,11 @@ static int cmd_match(int argc, char **argv)
     bool use_stdin = a.n_pos < 2 || strcmp(a.pos[1], "-") == 0, verdict = false;
     const char *name = use_stdin ? "<stdin>" : a.pos[1];
     gcg_artifact *art = NULL;
-    gcg_matcher *m = NULL;
+    engine m = {0};
     gcg_vocabulary *vocab = NULL;
     rc = open_inputs(&a, &vocab, &art);
     if (rc == CONTINUE)
-        rc = new_matcher(art, 1, &m); /* no rollback needed: keep one step */
+        rc = new_engine(art, a.pos[0], &a, 1, &m); /* no rollback needed: keep one step */
     FILE *in = NULL;
     if (rc == CONTINUE) {
         in = use_stdin ? stdin : fopen(name, "rb");
@@ -432,12 +544,12 @@ static int cmd_match(int argc, char **argv)
         }
     }
     if (rc == CONTINUE)
-        rc = match_stream(m, in, name, a.dot != NULL, &verdict);
+        rc = match_stream(&m, in, name, a.dot != NULL, &verdict);
     if (in && !use_stdin)
         fclose(in);
-    if (a.dot && verdict && write_dot(m, a.dot) != 0)
+    if (a.dot && verdict && write_dot(m.m, a.dot) != 0)
         rc = EXIT_ERRORS;
-    gcg_matcher_free(m);
+    engine_free(&m);
     gcg_artifact_free(art);
     gcg_vocabulary_free(vocab);
     return rc;
@@ -446,12 +558,12 @@ static int cmd_match(int argc, char **argv)
 /* ---- gcg mask ------------------------------------------------------------ */
 
 /* Commits each id of `list`; the first one not allowed ends the command. */
-static int commit_token_list(gcg_matcher *m, const char *list)
+static int commit_token_list(engine *m, const char *list)
 {
     uint32_t id, pos = 0;
     int r;
     while ((r = next_id(&list, &id)) > 0) {
-        gcg_status st = gcg_matcher_commit(m, id);
+        gcg_status st = engine_commit(m, id);
         if (st == GCG_ERR_REJECTED || st == GCG_ERR_TOKEN_RANGE || st == GCG_ERR_TERMINATED) {
             fprintf(stderr, "gcg: token %u (id %u) at position %u is not allowed%s\n", pos + 1,
                     id, pos,
@@ -471,10 +583,10 @@ static int commit_token_list(gcg_matcher *m, const char *list)
     return CONTINUE;
 }
 
-static int commit_text(gcg_matcher *m, const char *text)
+static int commit_text(engine *m, const char *text)
 {
     size_t consumed = 0;
-    gcg_status st = gcg_matcher_commit_bytes(m, (const uint8_t *)text, strlen(text), &consumed);
+    gcg_status st = engine_commit_bytes(m, (const uint8_t *)text, strlen(text), &consumed);
     if (st == GCG_OK)
         return CONTINUE;
     if (st == GCG_ERR_REJECTED) {
@@ -502,17 +614,17 @@ static void print_mask(const uint32_t *mask, uint32_t vocab_size, bool count_onl
 
 static int mask_after(const gcg_artifact *art, const cli_args *a)
 {
-    gcg_matcher *m = NULL;
-    int rc = new_matcher(art, 32, &m);
+    engine m = {0};
+    int rc = new_engine(art, a->pos[0], a, 32, &m);
     if (rc == CONTINUE && a->tokens)
-        rc = commit_token_list(m, a->tokens);
+        rc = commit_token_list(&m, a->tokens);
     if (rc == CONTINUE && a->text)
-        rc = commit_text(m, a->text);
+        rc = commit_text(&m, a->text);
     size_t words = gcg_artifact_mask_words(art);
     uint32_t *mask = rc == CONTINUE ? calloc(words ? words : 1, sizeof *mask) : NULL;
     if (rc == CONTINUE && !mask)
         rc = EXIT_ERRORS;
-    gcg_status st = rc == CONTINUE ? gcg_matcher_fill_mask(m, mask, words) : GCG_OK;
+    gcg_status st = rc == CONTINUE ? engine_fill_mask(&m, mask, words) : GCG_OK;
     if (st != GCG_OK) {
         fprintf(stderr, "gcg: mask: %s\n", gcg_status_str(st));
         rc = EXIT_ERRORS;
@@ -522,13 +634,13 @@ static int mask_after(const gcg_artifact *art, const cli_args *a)
         rc = 0;
     }
     free(mask);
-    gcg_matcher_free(m);
+    engine_free(&m);
     return rc;
 }
 
 static int cmd_mask(int argc, char **argv)
 {
-    static const cmd_spec spec = {"mask", USAGE_MASK, 1, 1, true, false};
+    static const cmd_spec spec = {"mask", USAGE_MASK, 1, 1, true, false, true, true};
     cli_args a;
     int rc = parse_args(&spec, argc, argv, &a);
     if (rc != CONTINUE)
@@ -595,11 +707,11 @@ static void print_timings(timings *t)
 
 /* One step: fill the mask (timed), check `id` is in it, commit it. Returns
  * true when the step is good; otherwise prints the violation. */
-static bool replay_step(gcg_matcher *m, uint32_t *mask, size_t words, uint32_t vocab,
+static bool replay_step(engine *m, uint32_t *mask, size_t words, uint32_t vocab,
                         uint32_t id, uint64_t line, uint64_t step, replay_totals *tot)
 {
     double t0 = now_ns();
-    gcg_status st = gcg_matcher_fill_mask(m, mask, words);
+    gcg_status st = engine_fill_mask(m, mask, words);
     double t1 = now_ns();
     if (st == GCG_OK && !timings_add(&tot->t, (uint64_t)(t1 - t0)))
         st = GCG_ERR_NOMEM;
@@ -613,7 +725,7 @@ static bool replay_step(gcg_matcher *m, uint32_t *mask, size_t words, uint32_t v
                (unsigned long long)step, id, id >= vocab ? " (out of the vocabulary)" : "");
         return false;
     }
-    st = gcg_matcher_commit(m, id);
+    st = engine_commit(m, id);
     if (st != GCG_OK)
         printf("line %llu: step %llu: token %u allowed by the mask but commit failed: %s\n",
                (unsigned long long)line, (unsigned long long)step, id, gcg_status_str(st));
@@ -622,10 +734,10 @@ static bool replay_step(gcg_matcher *m, uint32_t *mask, size_t words, uint32_t v
 
 /* Replays one trace line from the start of a sentence. Returns CONTINUE,
  * or EXIT_ERRORS for a malformed line. */
-static int replay_line(gcg_matcher *m, uint32_t *mask, size_t words, uint32_t vocab,
+static int replay_line(engine *m, uint32_t *mask, size_t words, uint32_t vocab,
                        const char *text, uint64_t line, replay_totals *tot)
 {
-    gcg_matcher_reset(m);
+    engine_reset(m);
     uint64_t steps = 0, violations = 0;
     uint32_t id;
     int r;
@@ -643,7 +755,7 @@ static int replay_line(gcg_matcher *m, uint32_t *mask, size_t words, uint32_t vo
     }
     /* A line cut short by a violation was not replayed, so it is not complete. */
     bool complete =
-        !violations && (gcg_matcher_is_terminated(m) || gcg_matcher_is_complete(m));
+        !violations && (engine_is_terminated(m) || engine_is_complete(m));
     printf("line %llu: steps %llu, violations %llu, %s\n", (unsigned long long)line,
            (unsigned long long)steps, (unsigned long long)violations,
            complete ? "complete" : "incomplete");
@@ -658,7 +770,7 @@ static int replay_line(gcg_matcher *m, uint32_t *mask, size_t words, uint32_t vo
  * A NUL byte would end the line early for the id parser, so it is an error
  * naming the line rather than a silently shorter trace; a read error (a
  * directory, an I/O failure) is an error rather than "0 lines". */
-static int replay_file(const gcg_artifact *art, gcg_matcher *m, FILE *in, const char *name,
+static int replay_file(const gcg_artifact *art, engine *m, FILE *in, const char *name,
                        replay_totals *tot)
 {
     size_t words = gcg_artifact_mask_words(art);
@@ -704,24 +816,24 @@ static FILE *open_traces(const char *path)
 
 static int cmd_replay(int argc, char **argv)
 {
-    static const cmd_spec spec = {"replay", USAGE_REPLAY, 2, 2, false, false};
+    static const cmd_spec spec = {"replay", USAGE_REPLAY, 2, 2, false, false, true, true};
     cli_args a;
     int rc = parse_args(&spec, argc, argv, &a);
     if (rc != CONTINUE)
         return rc;
     gcg_artifact *art = NULL;
-    gcg_matcher *m = NULL;
+    engine m = {0};
     FILE *in = NULL;
     replay_totals tot;
     memset(&tot, 0, sizeof tot);
     gcg_vocabulary *vocab = NULL;
     rc = open_inputs(&a, &vocab, &art);
     if (rc == CONTINUE)
-        rc = new_matcher(art, 1, &m);
+        rc = new_engine(art, a.pos[0], &a, 1, &m);
     if (rc == CONTINUE && !(in = open_traces(a.pos[1])))
         rc = EXIT_ERRORS;
     if (rc == CONTINUE)
-        rc = replay_file(art, m, in, a.pos[1], &tot);
+        rc = replay_file(art, &m, in, a.pos[1], &tot);
     if (rc == CONTINUE) {
         printf("total: %llu lines, %llu steps, %llu violations, %llu complete\n",
                (unsigned long long)tot.lines, (unsigned long long)tot.steps,
@@ -732,7 +844,7 @@ static int cmd_replay(int argc, char **argv)
     if (in)
         fclose(in);
     free(tot.t.ns);
-    gcg_matcher_free(m);
+    engine_free(&m);
     gcg_artifact_free(art);
     gcg_vocabulary_free(vocab);
     return rc;
@@ -795,7 +907,7 @@ static void print_certificate(const gcg_artifact *art)
 
 static int cmd_info(int argc, char **argv)
 {
-    static const cmd_spec spec = {"info", USAGE_INFO, 1, 1, false, false};
+    static const cmd_spec spec = {"info", USAGE_INFO, 1, 1, false, false, false, false};
     cli_args a;
     int rc = parse_args(&spec, argc, argv, &a);
     if (rc != CONTINUE)

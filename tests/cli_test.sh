@@ -528,5 +528,55 @@ head -c 100 paren.gcgv >trunc.gcgv
 run "$GCG" info --vocab trunc.gcgv ref.gcg
 check_grep "gcg truncated vocabulary" 1 err '^gcg: trunc\.gcgv: artifact format error: file size field [0-9]+ does not match actual size 100$'
 
+# ---- gcg match|mask|replay --lazy ------------------------------------------------------
+
+printf 'root ::= "<tc>" "{" [a-z]* "}"\n' >lz.gbnf
+# Tokens: 0 "<tc>", 1 "{", 2 "}", 3 "a", 4 "hi ", 5 "<", 6 "tc>", 7 "{a}", 8 EOS.
+printf '3c74633e\n7b\n7d\n61\n686920\n3c\n74633e\n7b617d\n-\n' >lz.hex
+run "$GCGC" compile lz.gbnf --vocab-hex lz.hex --eos 8 --trigger-word '<tc>' -o lz.gcg
+check_grep "lazy compile" 0 err '^artifact: [0-9]+ bytes -> lz\.gcg$'
+run "$GCGC" compile lz.gbnf --vocab-hex lz.hex --eos 8 -o lzplain.gcg
+run "$GCG" info lz.gcg
+check_grep "info names the trigger section" 0 out '^ +15  triggers +[0-9]+ +[1-9][0-9]*$'
+run "$GCG" match lz.gcg --lazy < <(printf 'hi <tc>{a}')
+check "lazy match complete" 0 complete ""
+run "$GCG" match lz.gcg --lazy < <(printf 'hi <tc>x')
+check "lazy match reject after the trigger" 1 "reject 7" ""
+run "$GCG" match lz.gcg --lazy < <(printf 'hi there {')
+check "lazy match free text" 0 complete ""
+run "$GCG" match lz.gcg --lazy < <(printf 'hi <tc>{a')
+check "lazy match prefix" 3 prefix ""
+run "$GCG" match lz.gcg < <(printf 'hi <tc>{a}')
+check "without --lazy the grammar starts at once" 1 "reject 0" ""
+run "$GCG" mask lz.gcg --lazy --tokens "4"
+check "lazy mask free mode: every token" 0 "0 1 2 3 4 5 6 7 8" ""
+run "$GCG" mask lz.gcg --lazy --tokens "4 5 6"
+check "lazy mask after a split trigger" 0 "1 7" ""
+run "$GCG" mask lz.gcg --lazy --text "hi <tc>{"
+check "lazy mask after text" 0 "2 3" ""
+run "$GCG" mask lz.gcg --lazy --tokens "4 0 8"
+check "lazy mask EOS refused inside the grammar" 1 "" "gcg: token 3 (id 8) at position 2 is not allowed"
+run "$GCG" mask lz.gcg --lazy --budget 1 --tokens "4"
+check "lazy mask budget forces the trigger word" 0 "0 5" ""
+run "$GCG" mask lz.gcg --lazy --budget 1 --tokens "4 5"
+check "lazy mask budget: the tag's rest" 0 "6" ""
+printf '4 0 1 3 2\n4 0 3\n4 4 4\n' >lz.traces
+run "$GCG" replay lz.gcg lz.traces --lazy
+check_grep "lazy replay totals" 1 out '^total: 3 lines, 10 steps, 1 violations, 2 complete$'
+run "$GCG" replay lz.gcg lz.traces --lazy --budget 1
+check_grep "lazy replay with a budget" 1 out '^line 3: step 1: token 4 not allowed$'
+run "$GCG" mask lzplain.gcg --lazy
+check "lazy on an artifact without triggers" 1 "" "gcg: lzplain.gcg: --lazy: the artifact has no triggers (compile it with gcgc compile --trigger-word, --trigger-pattern or --trigger-token)"
+run "$GCG" mask lz.gcg --budget 2
+check_grep "budget without lazy" 2 err '^gcg mask: --budget needs --lazy$'
+run "$GCG" replay lz.gcg lz.traces --lazy --budget 0
+check_grep "budget zero" 2 err "^gcg replay: --budget needs a token count > 0, got '0'$"
+run "$GCG" match lz.gcg --lazy --dot x.dot
+check_grep "lazy and dot" 2 err '^gcg match: --dot and --lazy exclude each other$'
+run "$GCG" match lz.gcg --budget 1
+check_grep "match takes no budget" 2 err "^gcg match: unknown option '--budget'$"
+run "$GCG" info lz.gcg --lazy
+check_grep "info takes no lazy" 2 err "^gcg info: unknown option '--lazy'$"
+
 echo "cli_test: $pass passed, $fail failed"
 ((fail == 0))

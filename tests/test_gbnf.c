@@ -84,6 +84,13 @@ static void print_node(sbuf *b, const gbnf_grammar *g, uint32_t i)
     case GBNF_CLASS: print_class(b, x); break;
     case GBNF_ANY: put(b, "."); break;
     case GBNF_REF: ck_assert_uint_lt(x->rule, g->n_rules); put(b, "%s", g->rules[x->rule].name); break;
+    case GBNF_TOKEN:
+        put(b, "%s", x->negated ? "!" : "");
+        if (x->by_id)
+            put(b, "<[%u]>", x->token);
+        else
+            print_lit(b, x);
+        break;
     case GBNF_REPEAT:
         if (x->max == GBNF_INF)
             put(b, "{%u,inf ", x->min);
@@ -166,6 +173,16 @@ typedef struct ast_case {
 static const ast_case ast_cases[] = {
     /* literals, names, "::=" spacing */
     {"root ::= \"a\"", NULL, "root=\"a\";"},
+    /* token references (llama.cpp's parse_token): <[ID]>, <TEXT> kept with
+     * its brackets, "!" negating either */
+    {"root ::= <[12]>", NULL, "root=<[12]>;"},
+    {"root ::= \"a\" !<[12]>", NULL, "root=(seq \"a\" !<[12]>);"},
+    {"root ::= (<think>)", NULL, "root=\"<think>\";"},
+    {"root ::= <|eot_id|>!<a b>*", NULL, "root=(seq \"<|eot_id|>\" {0,inf !\"<a b>\"});"},
+    {"root ::= <[0]> <[4294967295]>", NULL, "root=(seq <[0]> <[4294967295]>);"},
+    {"root ::= <a\nb>", NULL, "root=\"<a\\x0Ab>\";"},
+    {"root ::= <>", NULL, "root=\"<>\";"},
+    {"\n        root  ::= <[1000]> !<[1001]> <[1001]>\n    ", NULL, "root=(seq <[1000]> !<[1001]> <[1001]>);"},
     {"root::=\"ab\"", NULL, "root=\"ab\";"},
     {"root\t::=  \"a\"  \n\n", NULL, "root=\"a\";"},
     {"root ::= a-b_C9\na-b_C9 ::= \"x\"", NULL, "root=a-b_C9;a-b_C9=\"x\";"},
@@ -316,9 +333,14 @@ static const err_case err_cases[] = {
     {"root ::= \"a\"{2,x}", 1, 16, "expected \"}\" to close the repetition opened at 1:13, found \"x\""},
     {"root ::= \"a\"{,}", 1, 15, "expected a number after \"{,\", found \"}\""},
     /* token references */
-    {"root ::= <[12]>", 1, 10, "token references are not supported yet"},
-    {"root ::= \"a\" !<[12]>", 1, 14, "token references are not supported yet"},
-    {"root ::= (<think>)", 1, 11, "token references are not supported yet"},
+    {"root ::= <[]>", 1, 12, "expected a token id after \"<[\""},
+    {"root ::= <[x]>", 1, 12, "expected a token id after \"<[\""},
+    {"root ::= <[12", 1, 14, "expected \"]>\" to close the token reference opened at 1:10"},
+    {"root ::= !<[12]", 1, 15, "expected \"]>\" to close the token reference opened at 1:11"},
+    {"root ::= <[12] >", 1, 14, "expected \"]>\" to close the token reference opened at 1:10"},
+    {"root ::= <[4294967296]>", 1, 12, "token id out of range (at most 4294967295)"},
+    {"root ::= \"a\" <abc", 1, 14, "expected \">\" to close the token reference"},
+    {"root ::= ! \"a\"", 1, 10, "expected an item, \"|\" or end of line, found \"!\""},
     /* invalid UTF-8: overlong, surrogate, above U+10FFFF, stray, truncated */
     {"root ::= \"\xC0\x80\"", 1, 11, "invalid UTF-8 (byte 0xC0)"},
     {"root ::= \"\xE0\x80\xAF\"", 1, 11, "invalid UTF-8 (byte 0xE0)"},

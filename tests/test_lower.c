@@ -471,6 +471,23 @@ START_TEST(test_repeat_bound_error_printed)
 }
 END_TEST
 
+/* Token references parse but are refused by lowering, each at its position. */
+START_TEST(test_token_refs_refused)
+{
+    lowered l;
+    ck_assert_int_eq(lower_src("root ::= \"a\" <[12]> x\nx ::= !<think>\n", &l), GCG_ERR_FORMAT);
+    ck_assert_uint_eq(l.diag.n_errors, 2);
+    ck_assert_uint_eq(l.g.n_prods, 0);
+    uint32_t at[2][2] = {{1, 14}, {2, 7}};
+    for (uint32_t i = 0; i < 2; i++) {
+        ck_assert_str_eq(l.diag.v[i].msg, "token references are not supported yet");
+        ck_assert_uint_eq(l.diag.v[i].line, at[i][0]);
+        ck_assert_uint_eq(l.diag.v[i].col, at[i][1]);
+    }
+    lowered_free(&l);
+}
+END_TEST
+
 static Suite *lower_suite(void)
 {
     Suite *s = suite_create("lower");
@@ -484,6 +501,7 @@ static Suite *lower_suite(void)
     tcase_add_test(tc, test_mixed_class_merges_ascii);
     tcase_add_test(tc, test_any_is_strict_utf8);
     tcase_add_test(tc, test_alternatives_and_empty);
+    tcase_add_test(tc, test_token_refs_refused);
     suite_add_tcase(s, tc);
     tc = tcase_create("repetition");
     tcase_add_test(tc, test_star_left_recursive_list);

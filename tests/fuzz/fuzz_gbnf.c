@@ -47,6 +47,11 @@ static void check_node(const gbnf_grammar *g, uint32_t i)
     case GBNF_ANY: break;
     case GBNF_REF: require(x->rule < g->n_rules); break;
     case GBNF_REPEAT: require(x->n_kids == 1 && x->min <= x->max); break;
+    case GBNF_TOKEN: /* <[ID]>, or <TEXT> kept with its brackets */
+        require(x->n_kids == 0);
+        require(x->by_id ? x->bytes == NULL
+                         : x->n_bytes >= 2 && x->bytes[0] == '<' && x->bytes[x->n_bytes - 1] == '>');
+        break;
     default: require(0);
     }
     require(x->line >= 1 && x->col >= 1);
