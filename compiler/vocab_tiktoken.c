@@ -6,9 +6,18 @@
  * last rank extend the vocabulary as special tokens, gaps between become
  * special tokens with no text.
  *
- * Every malformed line is an error at file:line:col; a rank used twice is
+ * The rank modules the npm package js-tiktoken ships (ranks/o200k_base.js:
+ * `export default {"pat_str": ..., "special_tokens": {NAME: ID},
+ * "bpe_ranks": "..."}`, or `module.exports = {...}` in .cjs) are read too:
+ * each line of bpe_ranks is a marker, the rank of its first token, then the
+ * tokens in rank order, all in base64; special_tokens become special tokens.
+ *
+ * Every malformed line is an error at file:line:col (in the module form,
+ * "file: bpe_ranks:line:col", the line of that string); a rank used twice is
  * an error naming the line that first used it.
  */
+#include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,12 +46,13 @@ static int b64_value(unsigned char c)
     return c == '+' ? 62 : c == '/' ? 63 : -1;
 }
 
-/* Decodes s[0..n) (padded base64) into c->scratch; returns the byte count,
- * or -1 after an error at the offending column. */
-static long b64_decode(tt_ctx *c, uint32_t line, const char *s, size_t n)
+/* Decodes s[0..n) (padded base64, starting at column col0 + 1 of its line)
+ * into c->scratch; returns the byte count, or -1 after an error at the
+ * offending column. */
+static long b64_decode(tt_ctx *c, uint32_t line, size_t col0, const char *s, size_t n)
 {
     if (n == 0 || n % 4 != 0) {
-        gcg_vocab_error(c->diag, c->in->name, line, 1,
+        gcg_vocab_error(c->diag, c->in->name, line, (uint32_t)col0 + 1,
                         "token bytes: base64 length %zu is not a positive multiple of 4", n);
         return -1;
     }
@@ -55,7 +65,7 @@ static long b64_decode(tt_ctx *c, uint32_t line, const char *s, size_t n)
             int d = b64_value(ch);
             bool pad_ok = ch == '=' && i + 4 == n && k >= 2 && (k == 3 || s[i + 3] == '=');
             if (d < 0 && !pad_ok) {
-                gcg_vocab_error(c->diag, c->in->name, line, (uint32_t)(i + k + 1),
+                gcg_vocab_error(c->diag, c->in->name, line, (uint32_t)(col0 + i + k + 1),
                                 "token bytes: invalid base64 character 0x%02X", ch);
                 return -1;
             }
@@ -107,7 +117,7 @@ static gcg_status tt_line(tt_ctx *c, uint32_t line, const char *s, size_t n)
         return GCG_ERR_FORMAT;
     }
     size_t klen = (size_t)(sp - s);
-    long len = b64_decode(c, line, s, klen);
+    long len = b64_decode(c, line, 0, s, klen);
     uint32_t rank;
     if (len < 0 || !parse_rank(c, line, klen + 2, sp + 1, n - klen - 1, &rank))
         return GCG_ERR_FORMAT;
@@ -129,8 +139,120 @@ static gcg_status tt_line(tt_ctx *c, uint32_t line, const char *s, size_t n)
     return st == GCG_ERR_LIMIT ? GCG_ERR_FORMAT : st;
 }
 
+/* Adds the tokens b64[0..n) (space-separated) from rank `first` on. */
+static gcg_status tt_run(tt_ctx *c, uint32_t line, size_t col, uint32_t first, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t k = i;
+        while (k < n && s[k] != ' ')
+            k++;
+        long len = b64_decode(c, line, col - 1 + i, s + i, k - i);
+        if (len < 0)
+            return GCG_ERR_FORMAT;
+        if (first >= c->b.max_tokens || gcg_vocab_builder_origin(&c->b, first)) {
+            gcg_vocab_error(c->diag, c->in->name, line, (uint32_t)(col + i),
+                            first >= c->b.max_tokens ? "rank too large (limit %u)" : "rank %u already used",
+                            first >= c->b.max_tokens ? c->b.max_tokens - 1 : first);
+            return GCG_ERR_FORMAT;
+        }
+        gcg_status st = gcg_vocab_builder_add(&c->b, first++, c->scratch, (uint32_t)len, 0, ORIGIN_FILE);
+        if (st != GCG_OK)
+            return st == GCG_ERR_LIMIT ? GCG_ERR_FORMAT : st;
+        i = k + (k < n);
+    }
+    return GCG_OK;
+}
+
+/* bpe_ranks line -> marker " " first-rank " " base64 { " " base64 } */
+static gcg_status tt_module_line(tt_ctx *c, uint32_t line, const char *s, size_t n)
+{
+    const char *sp = memchr(s, ' ', n);
+    const char *sp2 = sp ? memchr(sp + 1, ' ', n - (size_t)(sp + 1 - s)) : NULL;
+    if (!sp2) {
+        gcg_vocab_error(c->diag, c->in->name, line, 1, "expected \"MARKER RANK BASE64...\"");
+        return GCG_ERR_FORMAT;
+    }
+    size_t col = (size_t)(sp + 1 - s) + 1;
+    uint32_t first;
+    if (!parse_rank(c, line, col, sp + 1, (size_t)(sp2 - sp - 1), &first))
+        return GCG_ERR_FORMAT;
+    size_t at = (size_t)(sp2 + 1 - s);
+    return tt_run(c, line, at + 1, first, sp2 + 1, n - at);
+}
+
+/* The module's special tokens: names of special tokens with no text. */
+static gcg_status tt_specials(tt_ctx *c, json_t *specials)
+{
+    const char *name;
+    json_t *id;
+    json_object_foreach(specials, name, id) {
+        json_int_t x = json_is_integer(id) ? json_integer_value(id) : -1;
+        if (x < 0 || x >= (json_int_t)c->b.max_tokens || gcg_vocab_builder_origin(&c->b, (uint32_t)x)) {
+            gcg_vocab_error(c->diag, c->in->name, 0, 0, "special_tokens: \"%s\": %s", name,
+                            x < 0 ? "not a token id" : "id past the limit or already used");
+            return GCG_ERR_FORMAT;
+        }
+        gcg_status st = gcg_vocab_builder_add(&c->b, (uint32_t)x, NULL, 0, GCG_TOKEN_SPECIAL, ORIGIN_FILE);
+        if (st != GCG_OK)
+            return st;
+    }
+    return GCG_OK;
+}
+
+/* The js-tiktoken module form: the object literal between the first "{" and
+ * the last "}" is JSON. */
+static gcg_status tt_module(tt_ctx *c, const char *open)
+{
+    const char *close = c->in->data + c->in->len;
+    while (close > open && close[-1] != '}')
+        close--;
+    json_error_t je;
+    json_t *root = close > open ? json_loadb(open, (size_t)(close - open), 0, &je) : NULL;
+    if (!root) {
+        gcg_vocab_error(c->diag, c->in->name, 0, 0, "rank module: %s", close > open ? je.text : "no object");
+        return GCG_ERR_FORMAT;
+    }
+    json_t *ranks = json_object_get(root, "bpe_ranks"), *specials = json_object_get(root, "special_tokens");
+    gcg_status st = GCG_OK;
+    if (!json_is_string(ranks) || (specials && !json_is_object(specials))) {
+        gcg_vocab_error(c->diag, c->in->name, 0, 0,
+                        "rank module: expected a string \"bpe_ranks\" and an object \"special_tokens\"");
+        st = GCG_ERR_FORMAT;
+    }
+    /* Errors inside the string are placed at bpe_ranks:line:col. */
+    gcg_vocab_text inner = {"bpe_ranks", json_string_value(ranks), st == GCG_OK ? json_string_length(ranks) : 0};
+    const gcg_vocab_text *outer = c->in;
+    c->in = &inner;
+    const char *p = inner.data, *end = p + inner.len;
+    for (uint32_t line = 1; st == GCG_OK && p < end; line++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        st = n ? tt_module_line(c, line, p, n) : GCG_OK;
+        p = nl ? nl + 1 : end;
+    }
+    c->in = outer;
+    if (st == GCG_OK && specials)
+        st = tt_specials(c, specials);
+    json_decref(root);
+    return st;
+}
+
 static gcg_status tt_file(tt_ctx *c)
 {
+    const char *js = c->in->data;
+    while (js < c->in->data + c->in->len && (*js == ' ' || *js == '\n' || *js == '\r' || *js == '\t'))
+        js++;
+    size_t rest = (size_t)(c->in->data + c->in->len - js);
+    bool module = (rest >= 14 && memcmp(js, "export default", 14) == 0) ||
+                  (rest >= 14 && memcmp(js, "module.exports", 14) == 0) || (rest && *js == '{');
+    if (module) {
+        gcg_status st = tt_module(c, memchr(js, '{', rest) ? memchr(js, '{', rest) : js + rest);
+        if (st == GCG_OK && c->b.n_ids == 0) {
+            gcg_vocab_error(c->diag, c->in->name, 0, 0, "no tokens");
+            st = GCG_ERR_FORMAT;
+        }
+        return st;
+    }
     const char *p = c->in->data, *end = p + c->in->len;
     uint32_t line = 0;
     while (p < end) {

@@ -607,6 +607,68 @@ START_TEST(test_tiktoken_text)
 }
 END_TEST
 
+/* js-tiktoken's rank modules (ranks/o200k_base.js and .cjs). */
+typedef struct ttm_case {
+    const char *text;
+    gcg_status status;
+    const char *name;   /* file name in the message */
+    uint32_t line, col;
+    const char *msg;
+} ttm_case;
+
+#define TTM_BODY "{\"pat_str\":\"x\",\"special_tokens\":{\"<|end|>\":4},\"bpe_ranks\":\"! 0 YQ== Yg==\\n! 2 YWI=\"}"
+static const ttm_case ttm_cases[] = {
+    {"export default " TTM_BODY ";\n", GCG_OK, NULL, 0, 0, NULL},
+    {"module.exports = " TTM_BODY ";", GCG_OK, NULL, 0, 0, NULL},
+    {"export default {\"bpe_ranks\":\"! 0 YQ== Y*==\"};", GCG_ERR_FORMAT, "bpe_ranks", 1, 11,
+     "token bytes: invalid base64 character 0x2A"},
+    {"export default {\"bpe_ranks\":\"! x YQ==\"};", GCG_ERR_FORMAT, "bpe_ranks", 1, 3,
+     "expected a rank (decimal digits) after the token"},
+    {"export default {\"bpe_ranks\":\"! 0 YQ==\\n! 0 Yg==\"};", GCG_ERR_FORMAT, "bpe_ranks", 2, 5,
+     "rank 0 already used"},
+    {"export default {\"bpe_ranks\":\"! 0\"};", GCG_ERR_FORMAT, "bpe_ranks", 1, 1,
+     "expected \"MARKER RANK BASE64...\""},
+    {"export default {\"ranks\":1};", GCG_ERR_FORMAT, "t.js", 0, 0,
+     "rank module: expected a string \"bpe_ranks\" and an object \"special_tokens\""},
+    {"export default {\"bpe_ranks\":\"! 0 YQ==\",\"special_tokens\":{\"<|x|>\":0}};", GCG_ERR_FORMAT, "t.js", 0, 0,
+     "special_tokens: \"<|x|>\": id past the limit or already used"},
+};
+#define N_TTM_CASES (sizeof ttm_cases / sizeof ttm_cases[0])
+
+START_TEST(test_tiktoken_module)
+{
+    const ttm_case *c = &ttm_cases[_i];
+    gcg_vocab v;
+    gcg_diag d;
+    gcg_diag_init(&d, "t.js");
+    gcg_vocab_text t = {"t.js", c->text, strlen(c->text)};
+    ck_assert_int_eq(gcg_vocab_tiktoken_from_memory(&t, NULL, &v, &d), c->status);
+    if (c->status == GCG_OK) {
+        ck_assert_uint_eq(v.n_tokens, 5);
+        TOKEN(&v, 0, "a", 0);
+        TOKEN(&v, 1, "b", 0);
+        TOKEN(&v, 2, "ab", 0);
+        ck_assert_uint_eq(v.flags[3], GCG_TOKEN_SPECIAL); /* a gap */
+        ck_assert_uint_eq(v.flags[4], GCG_TOKEN_SPECIAL); /* <|end|> */
+    } else {
+        ck_assert_uint_ge(d.n, 1);
+        char want[256];
+        if (c->line)
+            snprintf(want, sizeof want, "t.js: error: %s:%u:%u: %s\n", c->name, c->line, c->col, c->msg);
+        else
+            snprintf(want, sizeof want, "%s: error: %s\n", c->name, c->msg);
+        char got[512] = {0};
+        FILE *f = fmemopen(got, sizeof got - 1, "w");
+        gcg_diag_print(&d, f);
+        fclose(f);
+        ck_assert_str_eq(got, want);
+        assert_zeroed(&v);
+    }
+    gcg_vocab_free(&v);
+    gcg_diag_free(&d);
+}
+END_TEST
+
 /* ---- tokenizer.json: every error ---------------------------------------- */
 
 typedef struct err_case {
@@ -1141,6 +1203,7 @@ static Suite *vocab_suite(void)
     tc = tcase_create("tiktoken");
     tcase_add_test(tc, test_tiktoken_file);
     tcase_add_loop_test(tc, test_tiktoken_text, 0, (int)N_TT_CASES);
+    tcase_add_loop_test(tc, test_tiktoken_module, 0, (int)N_TTM_CASES);
     suite_add_tcase(s, tc);
     tc = tcase_create("hf_errors");
     tcase_add_loop_test(tc, test_hf_error, 0, (int)N_HF_ERRORS);
