@@ -84,7 +84,8 @@ static uint32_t set_id(ctx *c)
                       gcg_vec_reserve(&c->set_pos, n_pos);
             if (!ok)
                 return fail(c, GCG_ERR_NOMEM), 0;
-            memcpy(c->set_pos.v + c->set_pos.n, pos, (size_t)n_pos * sizeof *pos);
+            if (n_pos) /* the empty set has no positions (and pos may be NULL) */
+                memcpy(c->set_pos.v + c->set_pos.n, pos, (size_t)n_pos * sizeof *pos);
             c->set_pos.n += n_pos;
             slot = gcg_map64_slot(&c->set_ids, probe, false);
             *slot = id;
@@ -92,7 +93,7 @@ static uint32_t set_id(ctx *c)
         }
         uint32_t id = *slot;
         if (c->set_pos_len.v[id] == n_pos &&
-            memcmp(c->set_pos.v + c->set_pos_start.v[id], pos, (size_t)n_pos * sizeof *pos) == 0)
+            (n_pos == 0 || memcmp(c->set_pos.v + c->set_pos_start.v[id], pos, (size_t)n_pos * sizeof *pos) == 0))
             return id;
     }
 }

@@ -586,7 +586,8 @@ static void memo_store(mask_sim *c, const frame *f)
     uint32_t rec[MEMO_WORDS] = {f->node, f->ref, f->set, c->memo_data.n, acc_n, c->memo_data.n + acc_n, cfg_n};
     if (!gcg_vec_reserve(&c->memo_data, acc_n + cfg_n))
         return (void)fail(c, GCG_ERR_NOMEM);
-    memcpy(c->memo_data.v + c->memo_data.n, c->acc_log.v + f->acc_mark, (size_t)acc_n * sizeof(uint32_t));
+    if (acc_n)
+        memcpy(c->memo_data.v + c->memo_data.n, c->acc_log.v + f->acc_mark, (size_t)acc_n * sizeof(uint32_t));
     c->memo_data.n += acc_n;
     for (uint32_t i = f->cfg_mark; i < c->cfgs.n; i += 3) {
         c->memo_data.v[c->memo_data.n++] = c->cfgs.v[i];
