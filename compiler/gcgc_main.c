@@ -24,6 +24,7 @@
 
 #include "compile.h"
 #include "gcg.h"
+#include "schema_cmd.h"
 #include "vocab.h"
 
 #define EXIT_ERRORS 1
@@ -38,6 +39,7 @@ static const char USAGE[] =
     "commands:\n"
     "  compile GRAMMAR.gbnf -o OUT.gcg [options]   compile a grammar\n"
     "  check GRAMMAR.gbnf [--root NAME]            check a grammar, print statistics\n"
+    "  schema SCHEMA.json [-o G.gbnf]              JSON Schema to GBNF (compile --schema)\n"
     "\n"
     "  gcgc COMMAND --help    options of a command\n"
     "  gcgc --version         print the version\n";
@@ -483,6 +485,10 @@ int main(int argc, char **argv)
         printf("gcgc %s\n", GCG_VERSION_STRING);
         return 0;
     }
+    if (strcmp(cmd, "schema") == 0)
+        return gcgc_schema_cmd(argc - 2, argv + 2);
+    if (strcmp(cmd, "compile") == 0 && gcgc_schema_compile_wanted(argc - 2, argv + 2))
+        return gcgc_schema_compile_cmd(argc - 2, argv + 2);
     if (strcmp(cmd, "compile") == 0)
         return cmd_compile(argc - 2, argv + 2);
     if (strcmp(cmd, "check") == 0)

@@ -1,0 +1,465 @@
+/*
+ * schema_scalar.c — numbers, strings and literal values (enum, const) for
+ * the JSON Schema converter.
+ *
+ * Integer bounds become exact digit-range grammars: a range of decimal
+ * strings of one length splits on the first digit that differs into
+ * "low end", "whole middle digits", "high end" (the classic regular
+ * expression construction for numeric ranges). Numbers with bounds use the
+ * same ranges on the integer part, with the fraction free strictly inside
+ * and all zeros on an inclusive bound.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "regex.h"
+#include "schema_charset.h"
+#include "schema_internal.h"
+
+#define ZFRAC "( \".\" \"0\"+ )?"
+#define FRAC "( \".\" [0-9]+ )?"
+#define MAX_BOUND 1000000000000000000ULL   /* 10^18: bounds beyond are a limit error */
+#define MAX_MODULUS 1000u                  /* multipleOf automaton states           */
+
+/* ---- literal values ------------------------------------------------------ */
+
+static uint32_t utf8_next(const unsigned char *s, size_t n, size_t *i)
+{
+    uint32_t b = s[*i], c, need;
+    if (b < 0x80)
+        c = b, need = 0;
+    else if ((b & 0xE0) == 0xC0)
+        c = b & 0x1F, need = 1;
+    else if ((b & 0xF0) == 0xE0)
+        c = b & 0x0F, need = 2;
+    else
+        c = b & 0x07, need = 3;
+    (*i)++;
+    for (uint32_t k = 0; k < need && *i < n; k++)
+        c = c << 6 | (s[(*i)++] & 0x3F);
+    return c;
+}
+
+void sx_string_literal(const char *str, size_t n, gcg_buf *out)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    gcg_buf_puts(out, "\"\\\"");
+    bool in_lit = true;
+    for (size_t i = 0; i < n;) {
+        uint32_t c = utf8_next(s, n, &i);
+        bool plain = c >= 0x20 && c != '"' && c != '\\' && c != '/';
+        if (plain) {
+            if (!in_lit)
+                gcg_buf_puts(out, " \"");
+            gcg_buf_gbnf_char(out, c);
+            in_lit = true;
+            continue;
+        }
+        if (in_lit)
+            gcg_buf_puts(out, "\"");
+        in_lit = false;
+        cp_set one = {0};
+        cp_set_add(&one, c, c);
+        gcg_buf_puts(out, " ");
+        cp_set_json_unit(&one, out);
+        cp_set_free(&one);
+    }
+    gcg_buf_puts(out, in_lit ? "\\\"\"" : " \"\\\"\"");
+}
+
+/* The shortest decimal that reads back as d (what JavaScript and Python print). */
+static void shortest_double(double d, char *buf, size_t n)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, d);
+        if (strtod(buf, NULL) == d)
+            return;
+    }
+}
+
+void sx_literal(sctx *c, const json_t *v, gcg_buf *out)
+{
+    switch (json_typeof(v)) {
+    case JSON_NULL: gcg_buf_puts(out, "\"null\""); return;
+    case JSON_TRUE: gcg_buf_puts(out, "\"true\""); return;
+    case JSON_FALSE: gcg_buf_puts(out, "\"false\""); return;
+    case JSON_INTEGER:
+        gcg_buf_printf(out, "\"%lld\" " ZFRAC, (long long)json_integer_value(v));
+        return;
+    case JSON_REAL: {
+        double d = json_real_value(v);
+        char buf[40];
+        if (d == floor(d) && fabs(d) < 1e18) {
+            gcg_buf_printf(out, "\"%lld\" " ZFRAC, (long long)d);
+            return;
+        }
+        shortest_double(d, buf, sizeof buf);
+        gcg_buf_printf(out, "\"%s\"", buf);
+        return;
+    }
+    case JSON_STRING:
+        sx_string_literal(json_string_value(v), json_string_length(v), out);
+        return;
+    case JSON_ARRAY: {
+        gcg_buf_puts(out, "( \"[\" " SX_WS);
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            gcg_buf_puts(out, i ? " \",\" " SX_WS " " : " ");
+            sx_literal(c, e, out);
+            gcg_buf_puts(out, " " SX_WS);
+        }
+        gcg_buf_puts(out, " \"]\" )");
+        return;
+    }
+    case JSON_OBJECT: {
+        gcg_buf_puts(out, "( \"{\" " SX_WS);
+        const char *k;
+        json_t *e;
+        bool first = true;
+        json_object_foreach((json_t *)v, k, e) {
+            gcg_buf_puts(out, first ? " " : " \",\" " SX_WS " ");
+            sx_string_literal(k, strlen(k), out);
+            gcg_buf_puts(out, " " SX_WS " \":\" " SX_WS " ");
+            sx_literal(c, e, out);
+            gcg_buf_puts(out, " " SX_WS);
+            first = false;
+        }
+        gcg_buf_puts(out, " \"}\" )");
+        return;
+    }
+    }
+}
+
+/* ---- digit ranges -------------------------------------------------------- */
+
+/* Decimal strings of equal length n in [xs, ys] (digit-wise recursion). */
+static void range_same(const char *xs, const char *ys, size_t n, gcg_buf *out)
+{
+    if (n == 0)
+        return;
+    if (xs[0] == ys[0]) {
+        gcg_buf_printf(out, "\"%c\" ", xs[0]);
+        range_same(xs + 1, ys + 1, n - 1, out);
+        return;
+    }
+    bool low_full = strspn(xs + 1, "0") >= n - 1, high_full = strspn(ys + 1, "9") >= n - 1;
+    char start = (char)(xs[0] + !low_full), end = (char)(ys[0] - !high_full);
+    char nines[24], zeros[24];
+    memset(nines, '9', n - 1), memset(zeros, '0', n - 1);
+    nines[n - 1] = zeros[n - 1] = 0;
+    bool any = false;
+    gcg_buf_puts(out, "( ");
+    if (!low_full) {
+        gcg_buf_printf(out, "\"%c\" ", xs[0]);
+        range_same(xs + 1, nines, n - 1, out);
+        any = true;
+    }
+    if (start <= end) {
+        gcg_buf_printf(out, "%s[%c-%c]", any ? "| " : "", start, end);
+        if (n > 1)
+            gcg_buf_printf(out, " [0-9]{%zu}", n - 1);
+        gcg_buf_puts(out, " ");
+        any = true;
+    }
+    if (!high_full) {
+        gcg_buf_printf(out, "%s\"%c\" ", any ? "| " : "", ys[0]);
+        range_same(zeros, ys + 1, n - 1, out);
+    }
+    gcg_buf_puts(out, ") ");
+}
+
+static uint64_t pow10u(unsigned d)
+{
+    uint64_t p = 1;
+    while (d--)
+        p *= 10;
+    return p;
+}
+
+static unsigned ndigits(uint64_t v)
+{
+    unsigned d = 1;
+    while (v >= 10)
+        v /= 10, d++;
+    return d;
+}
+
+/* Canonical decimals (no leading zeros) in [a, b]; b = UINT64_MAX: no end.
+ * Appends "( ... )". Requires a <= b. */
+static void digit_range(uint64_t a, uint64_t b, gcg_buf *out)
+{
+    unsigned da = ndigits(a);
+    bool inf = b == UINT64_MAX;
+    unsigned db = inf ? da : ndigits(b);
+    gcg_buf_puts(out, "( ");
+    for (unsigned d = da; d <= db; d++) {
+        uint64_t lo = d == da ? a : pow10u(d - 1), hi = pow10u(d) - 1;
+        if (!inf && d == db)
+            hi = b;
+        char xs[24], ys[24];
+        snprintf(xs, sizeof xs, "%llu", (unsigned long long)lo);
+        snprintf(ys, sizeof ys, "%llu", (unsigned long long)hi);
+        gcg_buf_puts(out, d == da ? "" : "| ");
+        range_same(xs, ys, d, out);
+    }
+    if (inf)
+        gcg_buf_printf(out, "| [1-9] [0-9]{%u,} ", da);
+    gcg_buf_puts(out, ")");
+}
+
+/* ---- numbers ------------------------------------------------------------- */
+
+typedef struct bound { bool has, excl; int64_t v; } bound;
+
+/* Magnitudes y >= 0 (the digits after an optional "-") with lo <= y <= hi
+ * (each possibly exclusive; hi optional). Appends alternatives; returns
+ * false when none. */
+static bool magnitude(uint64_t lo, bool lo_excl, bool hi_has, uint64_t hi, bool hi_excl, bool integer,
+                      gcg_buf *out)
+{
+    bool any = false;
+    uint64_t a = lo + (lo_excl ? 1 : 0);
+    if (!hi_has || (hi > 0 && a <= hi - 1)) {
+        digit_range(a, hi_has ? hi - 1 : UINT64_MAX, out);
+        gcg_buf_puts(out, integer ? " " ZFRAC : " " FRAC);
+        any = true;
+    }
+    if (lo_excl && !integer && (!hi_has || lo < hi)) {
+        gcg_buf_printf(out, "%s\"%llu.\" [0-9]* [1-9] [0-9]*", any ? " | " : "", (unsigned long long)lo);
+        any = true;
+    }
+    if (hi_has && !hi_excl && hi >= lo && !(lo_excl && hi == lo)) {
+        gcg_buf_printf(out, "%s\"%llu\" " ZFRAC, any ? " | " : "", (unsigned long long)hi);
+        any = true;
+    }
+    return any;
+}
+
+/* Reads minimum/maximum/exclusive* (numbers, or draft-04 booleans). For
+ * integers, fractional bounds are rounded inward. false after an error. */
+static bool read_bounds(sctx *c, json_t *s, const char *ptr, bool integer, bound *lo, bound *hi)
+{
+    *lo = *hi = (bound){0};
+    json_t *kws[4] = {json_object_get(s, "minimum"), json_object_get(s, "exclusiveMinimum"),
+                      json_object_get(s, "maximum"), json_object_get(s, "exclusiveMaximum")};
+    for (int side = 0; side < 2; side++) {
+        bound *b = side ? hi : lo;
+        json_t *incl = kws[2 * side], *excl = kws[2 * side + 1];
+        double v = 0;
+        bool is_excl = false, has = false;
+        if (json_is_number(incl))
+            v = json_number_value(incl), has = true, is_excl = json_is_true(excl);
+        if (json_is_number(excl)) {
+            double e = json_number_value(excl);
+            if (!has || (side ? e <= v : e >= v))
+                v = e, is_excl = true;
+            has = true;
+        }
+        if (!has)
+            continue;
+        if (integer) {
+            double r = side ? floor(v) : ceil(v);
+            if (r != v)
+                is_excl = false;
+            v = r;
+        } else if (v != floor(v)) {
+            return !sx_unsupported(c, ptr, side ? "maximum" : "minimum",
+                                   "fractional bounds on numbers are not supported");
+        }
+        if (fabs(v) > (double)MAX_BOUND) {
+            sx_error(c, GCG_ERR_LIMIT, ptr, "bound %g beyond the supported limit 1e18", v);
+            return false;
+        }
+        if (integer && is_excl)
+            v += side ? -1 : 1, is_excl = false;
+        *b = (bound){true, is_excl, (int64_t)v};
+    }
+    return true;
+}
+
+/* Non-negative integers that are multiples of k: an automaton over the
+ * remainder of the digits read so far, one rule per remainder. */
+static void multiple_of(sctx *c, uint64_t k, const char *ptr, gcg_buf *out)
+{
+    char *base = sx_rule_name_for(ptr);
+    char **names = calloc(k, sizeof *names);
+    /* names first, so rules can refer to each other */
+    gcg_buf tmp = {0};
+    for (uint64_t r = 0; r < k; r++) {
+        char sfx[32];
+        snprintf(sfx, sizeof sfx, "mod%llu", (unsigned long long)r);
+        const char *n = sx_helper(c, base ? base : "root", sfx, "\"\"");
+        names[r] = n ? strdup(n) : NULL;
+    }
+    for (uint64_t r = 0; r < k; r++) {
+        gcg_buf_free(&tmp);
+        gcg_buf_puts(&tmp, r == 0 ? "\"\"" : "");
+        for (uint64_t t = 0; t < k; t++) {
+            char cls[16];
+            size_t m = 0;
+            for (unsigned d = 0; d < 10; d++)
+                if ((10 * r + d) % k == t)
+                    cls[m++] = (char)('0' + d);
+            cls[m] = 0;
+            if (m)
+                gcg_buf_printf(&tmp, "%s[%s] %s", tmp.len ? " | " : "", cls, names[t]);
+        }
+        /* redefine the placeholder: find its slot and replace */
+        size_t i;
+        json_t *rule;
+        json_array_foreach(c->rules, i, rule) {
+            const char *txt = json_string_value(rule);
+            size_t nl = strlen(names[r]);
+            if (txt && !strncmp(txt, names[r], nl) && !strncmp(txt + nl, " ::= ", 5)) {
+                gcg_buf def = {0};
+                gcg_buf_printf(&def, "%s ::= %s", names[r], tmp.s);
+                json_array_set_new(c->rules, i, json_string(def.s));
+                gcg_buf_free(&def);
+                break;
+            }
+        }
+    }
+    gcg_buf_puts(out, "( \"0\" | ");
+    for (unsigned d = 1; d < 10; d++)
+        gcg_buf_printf(out, "%s\"%u\" %s", d > 1 ? " | " : "", d, names[d % k]);
+    gcg_buf_puts(out, " )");
+    for (uint64_t r = 0; r < k; r++)
+        free(names[r]);
+    free(names);
+    free(base);
+    gcg_buf_free(&tmp);
+}
+
+void sx_number_body(sctx *c, json_t *s, const char *ptr, bool integer, gcg_buf *out)
+{
+    json_t *mo = json_object_get(s, "multipleOf");
+    uint64_t k = 0;
+    if (mo) {
+        double m = json_number_value(mo);
+        if (m > 0 && m == floor(m) && m <= MAX_MODULUS) {
+            k = (uint64_t)m;
+            integer = true; /* a multiple of an integer is an integer */
+        } else if (sx_unsupported(c, ptr, "multipleOf", "only integer moduli up to 1000 are supported")) {
+            return;
+        }
+    }
+    bound lo, hi;
+    if (!read_bounds(c, s, ptr, integer, &lo, &hi))
+        return;
+    if (k > 1) {
+        if (lo.has || hi.has) {
+            if (sx_unsupported(c, ptr, "multipleOf", "multipleOf together with bounds is not supported"))
+                return;
+        } else {
+            gcg_buf_puts(out, "\"-\"? ");
+            multiple_of(c, k, ptr, out);
+            gcg_buf_puts(out, " " ZFRAC);
+            return;
+        }
+    }
+    if (!lo.has && !hi.has) {
+        gcg_buf_puts(out, integer ? "\"-\"? ( \"0\" | [1-9] [0-9]* ) " ZFRAC : SX_NUMBER);
+        return;
+    }
+    gcg_buf_puts(out, "( ");
+    bool any = false;
+    /* written without "-": y = x >= 0 */
+    bool pos_empty = hi.has && (hi.v < 0 || (hi.v == 0 && hi.excl));
+    if (!pos_empty) {
+        uint64_t l = lo.has && lo.v >= 0 ? (uint64_t)lo.v : 0;
+        bool le = lo.has && lo.v >= 0 && lo.excl;
+        any = magnitude(l, le, hi.has, hi.has ? (uint64_t)hi.v : 0, hi.excl, integer, out);
+    }
+    /* written with "-": y = -x >= 0, so x >= L is y <= -L and x <= U is y >= -U */
+    bool neg_empty = lo.has && (lo.v > 0 || (lo.v == 0 && lo.excl));
+    if (!neg_empty) {
+        uint64_t l = hi.has && hi.v <= 0 ? (uint64_t)(-hi.v) : 0;
+        bool le = hi.has && hi.v <= 0 && hi.excl;
+        gcg_buf tmp = {0};
+        if (magnitude(l, le, lo.has, lo.has ? (uint64_t)(-lo.v) : 0, lo.excl, integer, &tmp)) {
+            gcg_buf_printf(out, "%s\"-\" ( %s )", any ? " | " : "", tmp.s);
+            any = true;
+        }
+        out->oom |= tmp.oom;
+        gcg_buf_free(&tmp);
+    }
+    gcg_buf_puts(out, " )");
+    if (!any)
+        sx_error(c, GCG_ERR_FORMAT, ptr, "the bounds admit no number");
+}
+
+/* ---- strings ------------------------------------------------------------- */
+
+static bool length_bound(sctx *c, json_t *s, const char *kw, const char *ptr, uint64_t *v)
+{
+    json_t *j = json_object_get(s, kw);
+    if (!j)
+        return false;
+    double d = json_number_value(j);
+    if (!json_is_number(j) || d < 0 || d != floor(d)) {
+        sx_error(c, GCG_ERR_FORMAT, ptr, "\"%s\" must be a non-negative integer", kw);
+        return false;
+    }
+    *v = d > 4e9 ? 4000000000u : (uint64_t)d;
+    return true;
+}
+
+void sx_string_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
+{
+    uint64_t min = 0, max = 0;
+    bool has_min = length_bound(c, s, "minLength", ptr, &min);
+    bool has_max = length_bound(c, s, "maxLength", ptr, &max);
+    has_min &= min > 0;
+    json_t *pat = json_object_get(s, "pattern"), *fmt = json_object_get(s, "format");
+    const char *fbody = json_is_string(fmt) ? sx_format_body(json_string_value(fmt)) : NULL;
+    if (fmt && !fbody && c->diag)
+        gcg_diag_add(c->diag, GCG_SEV_WARNING, 0, 0, "#%s: unknown format \"%s\" is an annotation only", ptr,
+                     json_is_string(fmt) ? json_string_value(fmt) : "?");
+    int n_kinds = (has_min || has_max) + (pat != NULL) + (fbody != NULL);
+    if (n_kinds > 1) {
+        sx_unsupported(c, ptr, pat ? "pattern" : "format",
+                       "the intersection of length, pattern and format is not supported");
+        return;
+    }
+    if (fbody) {
+        gcg_buf_printf(out, "\"\\\"\" %s \"\\\"\"", fbody);
+    } else if (pat) {
+        if (!json_is_string(pat)) {
+            sx_error(c, GCG_ERR_FORMAT, ptr, "\"pattern\" must be a string");
+            return;
+        }
+        char err[300];
+        gcg_buf tmp = {0};
+        gcg_status st = gcg_regex_to_gbnf(json_string_value(pat), json_string_length(pat), SX_CHAR, &tmp, err,
+                                          sizeof err);
+        if (st != GCG_OK) {
+            char *p = sx_ptr(ptr, "pattern");
+            sx_error(c, st, p ? p : ptr, "%s", err);
+            free(p);
+        } else {
+            gcg_buf_printf(out, "\"\\\"\" %s \"\\\"\"", tmp.s);
+        }
+        gcg_buf_free(&tmp);
+    } else if (has_min || has_max) {
+        if (has_max && max < min) {
+            sx_error(c, GCG_ERR_FORMAT, ptr, "minLength > maxLength: no string is valid");
+            return;
+        }
+        uint64_t big = has_max ? max : min;
+        if (big > GCG_REGEX_MAX_REPEAT) {
+            sx_error(c, GCG_ERR_LIMIT, ptr, "string length bound %llu over the grammar's repetition limit %u",
+                     (unsigned long long)big, GCG_REGEX_MAX_REPEAT);
+            return;
+        }
+        if (has_max)
+            gcg_buf_printf(out, "\"\\\"\" " SX_CHAR "{%llu,%llu} \"\\\"\"", (unsigned long long)min,
+                           (unsigned long long)max);
+        else
+            gcg_buf_printf(out, "\"\\\"\" " SX_CHAR "{%llu,} \"\\\"\"", (unsigned long long)min);
+    } else {
+        gcg_buf_puts(out, SX_STRING);
+    }
+}
