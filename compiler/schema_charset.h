@@ -44,6 +44,12 @@ bool cp_set_empty(const cp_set *s);
  * in s (normalized). An empty set appends nothing and returns false. */
 bool cp_set_json_unit(const cp_set *s, gcg_buf *out);
 
+/* The rule every escape sequence a unit accepts, when the set holds all
+ * escapable characters: JSON_ESC_NAME ::= JSON_ESC_RULE. */
+#define JSON_ESC_NAME "json-esc"
+#define JSON_ESC_RULE                                                                        \
+    "\"\\\\\" [\"\\\\/bfnrt] | \"\\\\u00\" [01] [0-9a-fA-F] | \"\\\\u00\" ( \"2\" ( \"2\" | [fF] ) | \"5\" [cC] )"
+
 /* The GBNF body of the rule for any one JSON string character (any code
  * point, every RFC 8259 spelling; a surrogate pair escape is one character;
  * a lone surrogate escape is not accepted). */

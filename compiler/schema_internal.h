@@ -17,6 +17,7 @@
 #define SX_VALUE "json-value"
 #define SX_STRING "json-string"
 #define SX_CHAR "json-char"
+#define SX_STRING_REST "json-string-rest"   /* json-char* then the closing quote */
 #define SX_NUMBER "json-number"
 
 #define SX_MAX_DEPTH 64u   /* subschema nesting and merge depth */

@@ -103,7 +103,7 @@ static const char *trie_rule(sctx *c, const trie *t, const char *base)
     cp_set_complement(&out);
     gcg_buf_puts(&b, any ? " | " : "");
     cp_set_json_unit(&out, &b);
-    gcg_buf_puts(&b, " " SX_CHAR "* \"\\\"\"");
+    gcg_buf_puts(&b, " " SX_STRING_REST);
     cp_set_free(&out);
     for (uint32_t i = 0; i < t->n; i++) {
         const char *kid = trie_rule(c, t->kid[i], base);
@@ -332,11 +332,17 @@ static bool counts_hold(sctx *c, json_t *s, const char *ptr, const member *m, ui
     uint32_t req = 0;
     for (uint32_t i = 0; i < n; i++)
         req += m[i].required;
-    bool ok = *min <= req && (*max == UINT64_MAX || (!addl && *max >= n));
-    if (!ok)
-        sx_unsupported(c, ptr, has_min && *min > req ? "minProperties" : "maxProperties",
-                       "a property count that binds beside named properties is not supported");
-    return ok;
+    /* at least one member: the member list is not optional (handled by the caller) */
+    bool min_ok = *min <= req || *min == 1;
+    bool max_ok = *max == UINT64_MAX || (!addl && *max >= n);
+    if (min_ok && max_ok)
+        return true;
+    bool err = sx_unsupported(c, ptr, !min_ok ? "minProperties" : "maxProperties",
+                              "a property count that binds beside named properties is not supported");
+    if (!min_ok)
+        *min = 0;
+    *max = UINT64_MAX;
+    return !err;
 }
 
 void sx_object_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
@@ -400,7 +406,8 @@ void sx_object_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
     }
     if (all_optional && akv)
         gcg_buf_printf(out, " | %s %s", akv, r[n]);
-    gcg_buf_printf(out, " ) %s\"}\"", all_optional ? "? " SX_WS " " : SX_WS " ");
+    bool empty_ok = all_optional && min == 0;
+    gcg_buf_printf(out, " ) %s\"}\"", empty_ok ? "? " SX_WS " " : SX_WS " ");
     gcg_buf_free(&tmp);
     free(r);
 done:
