@@ -117,6 +117,19 @@ const char *sx_helper(sctx *c, const char *base, const char *suffix, const char 
     return name;
 }
 
+sx_decl sx_declare(sctx *c, const char *base, const char *suffix)
+{
+    char want[512];
+    snprintf(want, sizeof want, "%s-%s", base, suffix);
+    sx_decl d = {unique_name(c, want), reserve_rule(c)};
+    return d;
+}
+
+void sx_define(sctx *c, sx_decl d, const char *body)
+{
+    define_rule(c, d.slot, d.name, body ? body : "\"\"");
+}
+
 /* ---- references ---------------------------------------------------------- */
 
 /* Finds "$anchor": name anywhere in the document; its pointer into *where. */

@@ -56,6 +56,11 @@ const char *sx_rule(sctx *c, json_t *s, const char *ptr);
 /* Defines a helper rule `<base>-<suffix>` (made unique) with this body. */
 const char *sx_helper(sctx *c, const char *base, const char *suffix, const char *body);
 
+/* A helper rule named now and defined later (for mutual recursion). */
+typedef struct sx_decl { const char *name; size_t slot; } sx_decl;
+sx_decl sx_declare(sctx *c, const char *base, const char *suffix);
+void sx_define(sctx *c, sx_decl d, const char *body);
+
 /* The name the rule for `ptr` has or will have. */
 char *sx_rule_name_for(const char *ptr);
 

@@ -22,7 +22,11 @@
 #include "schema_charset.h"
 #include "schema_internal.h"
 
-#define COMMA " " SX_WS " \",\" " SX_WS " "
+/* Every member and element is followed by its whitespace, and a separator is
+ * "," then whitespace: the parser then knows at "," or the closing bracket
+ * which way to go, with no LR conflict on whitespace. */
+#define COMMA " \",\" " SX_WS " "
+#define TRAIL " " SX_WS
 
 /* ---- keys that are not property names ------------------------------------ */
 
@@ -167,7 +171,7 @@ static bool separated(sctx *c, const char *ptr, const char *item, uint64_t min, 
     }
     if (max == 0)
         return true;
-    gcg_buf_printf(out, "%s%s ( " COMMA "%s )", min == 0 ? "( " : "", item, item);
+    gcg_buf_printf(out, "%s%s" TRAIL " ( " COMMA "%s" TRAIL " )", min == 0 ? "( " : "", item, item);
     uint64_t lo = min ? min - 1 : 0;
     if (max == UINT64_MAX)
         gcg_buf_printf(out, "{%llu,}", (unsigned long long)lo);
@@ -221,7 +225,7 @@ static bool additional(sctx *c, json_t *s, const char *ptr, json_t *names, const
         free(vp);
         free(vp2);
         if (val && !key.oom)
-            gcg_buf_printf(kv, "%s " SX_WS " \":\" " SX_WS " %s", key.s, val);
+            gcg_buf_printf(kv, "%s " SX_WS " \":\" " SX_WS " %s" TRAIL, key.s, val);
         gcg_buf_free(&key);
         return val != NULL;
     }
@@ -247,11 +251,11 @@ static bool additional(sctx *c, json_t *s, const char *ptr, json_t *names, const
         free(np);
         if (!key)
             return false;
-        gcg_buf_printf(kv, "%s " SX_WS " \":\" " SX_WS " %s", key, val);
+        gcg_buf_printf(kv, "%s " SX_WS " \":\" " SX_WS " %s" TRAIL, key, val);
         return true;
     }
     other_key(c, names, base, kv);
-    gcg_buf_printf(kv, " " SX_WS " \":\" " SX_WS " %s", val);
+    gcg_buf_printf(kv, " " SX_WS " \":\" " SX_WS " %s" TRAIL, val);
     return true;
 }
 
@@ -315,7 +319,7 @@ static member *named_members(sctx *c, json_t *s, const char *ptr, json_t *names,
 static void member_text(const member *m, gcg_buf *out)
 {
     sx_string_literal(m->name, strlen(m->name), out);
-    gcg_buf_printf(out, " " SX_WS " \":\" " SX_WS " %s", m->value);
+    gcg_buf_printf(out, " " SX_WS " \":\" " SX_WS " %s" TRAIL, m->value);
 }
 
 /* min/maxProperties against named members: only when they cannot bind. */
@@ -362,7 +366,7 @@ void sx_object_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
         if (akv) {
             gcg_buf_puts(out, "( ");
             separated(c, ptr, akv, min ? min : 1, max, out);
-            gcg_buf_puts(out, " " SX_WS " )");
+            gcg_buf_puts(out, " )");
             if (min == 0)
                 gcg_buf_puts(out, "?");
         } else if (min > 0) {
@@ -371,45 +375,56 @@ void sx_object_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
         gcg_buf_puts(out, " \"}\"");
         goto done;
     }
-    /* R_i rules, from the end */
-    const char **r = calloc(n + 2, sizeof *r);
-    gcg_buf tmp = {0};
-    for (uint32_t i = n + 1; i-- > 1;) {
-        gcg_buf_free(&tmp);
-        if (i == n) {
-            if (akv)
-                gcg_buf_printf(&tmp, "( " COMMA "%s )*", akv);
-            else
-                gcg_buf_puts(&tmp, "\"\"");
-        } else {
-            gcg_buf_puts(&tmp, m[i].required ? COMMA : "( " COMMA);
-            member_text(&m[i], &tmp);
-            gcg_buf_printf(&tmp, "%s %s", m[i].required ? "" : " )?", r[i + 1]);
+    /* S_i: the next member is property i, or (when i is optional) a later
+     * one; S_n: an additional member. T_i: what follows member i-1: "," and
+     * S_i, or the end when no property from i on is required. */
+    sx_decl *S = calloc(n + 1, sizeof *S), *T = calloc(n + 2, sizeof *T);
+    bool *req_after = calloc(n + 1, sizeof *req_after);
+    if (!S || !T || !req_after)
+        goto objects_done;
+    for (uint32_t i = n; i-- > 0;)
+        req_after[i] = req_after[i + 1] || m[i].required;
+    char sfx[32];
+    for (uint32_t i = 0; i <= n + 1; i++) {
+        if (i <= n && (i < n || akv)) {
+            snprintf(sfx, sizeof sfx, "from%u", i);
+            S[i] = sx_declare(c, base, sfx);
         }
-        char sfx[32];
-        snprintf(sfx, sizeof sfx, "rest%u", i);
-        r[i] = tmp.oom ? NULL : sx_helper(c, base, sfx, tmp.s);
-        if (!r[i])
-            break;
-    }
-    /* F_0 inline: alternatives until the first required member */
-    bool all_optional = true;
-    gcg_buf_puts(out, "\"{\" " SX_WS " ( ");
-    for (uint32_t i = 0; i < n && r[i + 1]; i++) {
-        gcg_buf_puts(out, i ? " | " : "");
-        member_text(&m[i], out);
-        gcg_buf_printf(out, " %s", r[i + 1]);
-        if (m[i].required) {
-            all_optional = false;
-            break;
+        if (i >= 1 && (i <= n || akv)) {
+            snprintf(sfx, sizeof sfx, "next%u", i);
+            T[i] = sx_declare(c, base, sfx);
         }
     }
-    if (all_optional && akv)
-        gcg_buf_printf(out, " | %s %s", akv, r[n]);
-    bool empty_ok = all_optional && min == 0;
-    gcg_buf_printf(out, " ) %s\"}\"", empty_ok ? "? " SX_WS " " : SX_WS " ");
-    gcg_buf_free(&tmp);
-    free(r);
+    gcg_buf b = {0};
+    for (uint32_t i = 0; i <= n; i++) {
+        gcg_buf_free(&b);
+        if (i < n) {
+            member_text(&m[i], &b);
+            gcg_buf_printf(&b, " %s", T[i + 1].name);
+            if (!m[i].required && S[i + 1].name)
+                gcg_buf_printf(&b, " | %s", S[i + 1].name);
+        } else if (akv) {
+            gcg_buf_printf(&b, "%s %s", akv, T[n + 1].name);
+        }
+        if (S[i].name)
+            sx_define(c, S[i], b.s);
+    }
+    for (uint32_t i = 1; i <= n + (akv != NULL); i++) {
+        gcg_buf_free(&b);
+        uint32_t next = i <= n ? i : n; /* after an additional member: another one */
+        if (S[next].name)
+            gcg_buf_printf(&b, "\",\" " SX_WS " %s", S[next].name);
+        if (i > n || !req_after[i])
+            gcg_buf_puts(&b, b.len ? " | \"\"" : "\"\"");
+        sx_define(c, T[i], b.s);
+    }
+    gcg_buf_free(&b);
+    bool empty_ok = !req_after[0] && min == 0;
+    gcg_buf_printf(out, "\"{\" " SX_WS " %s%s \"}\"", S[0].name, empty_ok ? "?" : "");
+objects_done:
+    free(S);
+    free(T);
+    free(req_after);
 done:
     gcg_buf_free(&kv);
     free(base);
@@ -473,7 +488,7 @@ void sx_array_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
             if (i > 0) /* position 0 is optional through the whole body's "?" */
                 gcg_buf_puts(out, optional ? "( " COMMA : COMMA);
             gcg_buf_puts(out, e[i]);
-            gcg_buf_puts(out, " ");
+            gcg_buf_puts(out, TRAIL " ");
             opened += i > 0 && optional;
         }
         if (i == k && max > k && item) {
@@ -481,7 +496,7 @@ void sx_array_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
             if (k == 0) {
                 separated(c, ptr, item, lo ? lo : 1, hi, out);
             } else {
-                gcg_buf_printf(out, "( " COMMA "%s )", item);
+                gcg_buf_printf(out, "( " COMMA "%s" TRAIL " )", item);
                 if (hi == UINT64_MAX)
                     gcg_buf_printf(out, "{%llu,}", (unsigned long long)lo);
                 else if (hi > GCG_REGEX_MAX_REPEAT)
@@ -495,7 +510,7 @@ void sx_array_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
         }
         for (size_t j = 0; j < opened; j++)
             gcg_buf_puts(out, " )?");
-        gcg_buf_printf(out, " " SX_WS " )%s", min == 0 ? "?" : "");
+        gcg_buf_printf(out, " )%s", min == 0 ? "?" : "");
     }
     gcg_buf_puts(out, " \"]\"");
 done:
