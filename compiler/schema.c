@@ -976,13 +976,16 @@ gcg_status gcg_schema_to_gbnf(const char *json, size_t len, const gcg_schema_opt
     sctx c = {doc, {0}, diag, json_array(), json_object(), json_object(), GCG_OK, 0};
     if (opt)
         c.opt = *opt;
+    /* RFC 8259: JSON-text = ws value ws; the document's own rule is root-value */
     json_object_set_new(c.names, "root", json_true());
-    json_object_set_new(c.memo, "", json_string("root"));
+    json_object_set_new(c.names, "root-value", json_true());
+    json_object_set_new(c.memo, "", json_string("root-value"));
+    define_rule(&c, reserve_rule(&c), "root", SX_WS " root-value " SX_WS);
     size_t slot = reserve_rule(&c);
     gcg_buf b = {0};
     c.depth = 1;
     body(&c, doc, "", &b);
-    define_rule(&c, slot, "root", b.len ? b.s : "\"\"");
+    define_rule(&c, slot, "root-value", b.len ? b.s : "\"\"");
     gcg_buf_free(&b);
     gcg_buf out = {0};
     if (c.st == GCG_OK) {

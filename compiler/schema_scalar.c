@@ -150,25 +150,31 @@ static void range_same(const char *xs, const char *ys, size_t n, gcg_buf *out)
     char nines[24], zeros[24];
     memset(nines, '9', n - 1), memset(zeros, '0', n - 1);
     nines[n - 1] = zeros[n - 1] = 0;
-    bool any = false;
-    gcg_buf_puts(out, "( ");
+    int parts = !low_full + (start <= end) + !high_full;
+    gcg_buf_puts(out, parts > 1 ? "( " : "");
+    const char *sep = "";
     if (!low_full) {
         gcg_buf_printf(out, "\"%c\" ", xs[0]);
         range_same(xs + 1, nines, n - 1, out);
-        any = true;
+        sep = "| ";
     }
     if (start <= end) {
-        gcg_buf_printf(out, "%s[%c-%c]", any ? "| " : "", start, end);
-        if (n > 1)
+        if (start == end)
+            gcg_buf_printf(out, "%s\"%c\"", sep, start);
+        else
+            gcg_buf_printf(out, "%s[%c-%c]", sep, start, end);
+        if (n == 2)
+            gcg_buf_puts(out, " [0-9]");
+        else if (n > 2)
             gcg_buf_printf(out, " [0-9]{%zu}", n - 1);
         gcg_buf_puts(out, " ");
-        any = true;
+        sep = "| ";
     }
     if (!high_full) {
-        gcg_buf_printf(out, "%s\"%c\" ", any ? "| " : "", ys[0]);
+        gcg_buf_printf(out, "%s\"%c\" ", sep, ys[0]);
         range_same(zeros, ys + 1, n - 1, out);
     }
-    gcg_buf_puts(out, ") ");
+    gcg_buf_puts(out, parts > 1 ? ") " : "");
 }
 
 static uint64_t pow10u(unsigned d)
