@@ -200,7 +200,8 @@ static void digit_range(uint64_t a, uint64_t b, gcg_buf *out)
     unsigned da = ndigits(a);
     bool inf = b == UINT64_MAX;
     unsigned db = inf ? da : ndigits(b);
-    gcg_buf_puts(out, "( ");
+    bool group = db > da || inf;
+    gcg_buf_puts(out, group ? "( " : "");
     for (unsigned d = da; d <= db; d++) {
         uint64_t lo = d == da ? a : pow10u(d - 1), hi = pow10u(d) - 1;
         if (!inf && d == db)
@@ -213,7 +214,10 @@ static void digit_range(uint64_t a, uint64_t b, gcg_buf *out)
     }
     if (inf)
         gcg_buf_printf(out, "| [1-9] [0-9]{%u,} ", da);
-    gcg_buf_puts(out, ")");
+    while (out->len && out->s[out->len - 1] == ' ')
+        out->s[--out->len] = 0;
+    if (group)
+        gcg_buf_puts(out, " )");
 }
 
 /* ---- numbers ------------------------------------------------------------- */
