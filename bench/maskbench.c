@@ -30,7 +30,16 @@
 #include "gcg.h"
 #include "gcgc.h"
 
-typedef struct test { bool valid; uint8_t *bytes; size_t n; uint32_t *ids; size_t n_ids; bool has_ids; } test;
+typedef struct test {
+    bool valid;
+    uint8_t *bytes;
+    size_t n;
+    uint32_t *ids;
+    size_t n_ids;
+    bool has_ids;
+    uint8_t *ordered;     /* the valid instance with keys in schema order, or NULL */
+    size_t n_ordered;
+} test;
 
 typedef struct job {
     char name[512];
@@ -46,6 +55,7 @@ typedef struct dvec { double *v; size_t n, cap; } dvec;
 typedef struct split {
     char name[128];
     unsigned files, passing, compiled, refused, wrong;
+    unsigned order;  /* compiled, no wrong answer, a valid instance only in schema order */
 } split;
 
 typedef struct totals {
@@ -55,7 +65,8 @@ typedef struct totals {
     unsigned reason_n[256];
     unsigned n_reasons;
     dvec compile_s, mask_ns, commit_ns, both_ns;
-    unsigned wrong_valid, wrong_invalid, wrong_mask;
+    unsigned wrong_valid, wrong_invalid, wrong_mask, order_only;
+    unsigned order_files;
 } totals;
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -110,7 +121,7 @@ static uint8_t *unhex(const char *s, size_t *n)
 static void job_clear(job *j)
 {
     for (size_t i = 0; i < j->n; i++)
-        free(j->t[i].bytes), free(j->t[i].ids);
+        free(j->t[i].bytes), free(j->t[i].ids), free(j->t[i].ordered);
     free(j->t);
     free(j->schema);
     free(j->error);
@@ -146,8 +157,15 @@ static void add_test(job *j, bool valid, const char *rest)
 
 /* ---- the child: compile and check one file ---------------------------------- */
 
+static bool accepts_bytes(gcg_matcher *m, const uint8_t *b, size_t n)
+{
+    gcg_matcher_reset(m);
+    return gcg_matcher_commit_bytes(m, b, n, NULL) == GCG_OK && gcg_matcher_is_complete(m);
+}
+
 /* Record: int kind (0 compiled, 1 refused), double compile s, char reason[200],
- * then per test: int wrong (0 ok, 1 valid rejected, 2 invalid accepted, 3 mask),
+ * then per test: int wrong (0 ok, 1 valid rejected, 2 invalid accepted, 3 mask,
+ * 4 valid accepted only with its keys in schema order),
  * uint32 n, n pairs of uint32 (mask ns, commit ns). */
 static void child(const gcgc_vocab *v, const job *j, bool lenient, int fd)
 {
@@ -207,6 +225,8 @@ static void child(const gcgc_vocab *v, const job *j, bool lenient, int fd)
                 bool accepted = cs == GCG_OK && gcg_matcher_is_complete(m);
                 wrong = t->valid ? (accepted ? 0 : 1) : (accepted ? 2 : 0);
             }
+            if (wrong == 1 && t->ordered && accepts_bytes(m, t->ordered, t->n_ordered))
+                wrong = 4;
             fwrite(&wrong, sizeof wrong, 1, out);
             fwrite(&n, sizeof n, 1, out);
             if (n)
@@ -297,7 +317,7 @@ static void run_job(const gcgc_vocab *v, job *j, totals *T, unsigned timeout, bo
     bool ok = fread(&kind, sizeof kind, 1, in) == 1 && fread(&secs, sizeof secs, 1, in) == 1 &&
               fread(reason, sizeof reason, 1, in) == 1;
     reason[sizeof reason - 1] = 0;
-    unsigned wrong = 0, done = 0;
+    unsigned wrong = 0, done = 0, order = 0;
     for (size_t i = 0; ok && kind == 0 && i < j->n; i++) {
         int w;
         uint32_t n;
@@ -310,7 +330,12 @@ static void run_job(const gcgc_vocab *v, job *j, totals *T, unsigned timeout, bo
             dpush(&T->mask_ns, p[0]), dpush(&T->commit_ns, p[1]), dpush(&T->both_ns, (double)p[0] + p[1]);
         }
         done++;
-        if (w) {
+        if (w == 4) {
+            order++;
+            T->order_only++;
+            if (verbose)
+                fprintf(stderr, "ORDER %s test %zu: valid, accepted only with keys in schema order\n", j->name, i);
+        } else if (w) {
             wrong++;
             T->wrong_valid += w == 1, T->wrong_invalid += w == 2, T->wrong_mask += w == 3;
             if (verbose)
@@ -341,6 +366,8 @@ static void run_job(const gcgc_vocab *v, job *j, totals *T, unsigned timeout, bo
     dpush(&T->compile_s, secs);
     if (wrong)
         sp->wrong++;
+    else if (order)
+        sp->order++, T->order_files++;
     else
         sp->passing++;
 }
@@ -355,18 +382,22 @@ static void print_dist(const char *name, dvec *d, double scale, const char *unit
 
 static void report(totals *T)
 {
-    split all = {"total", 0, 0, 0, 0, 0};
-    printf("%-24s %6s %8s %9s %8s %6s\n", "split", "files", "passing", "compiled", "refused", "wrong");
+    split all = {"total", 0, 0, 0, 0, 0, 0};
+    printf("%-24s %6s %8s %9s %8s %6s %6s\n", "split", "files", "passing", "compiled", "refused", "wrong", "order");
     for (unsigned i = 0; i < T->n_sp; i++) {
         split *s = &T->sp[i];
-        printf("%-24s %6u %8u %9u %8u %6u\n", s->name, s->files, s->passing, s->compiled, s->refused, s->wrong);
+        printf("%-24s %6u %8u %9u %8u %6u %6u\n", s->name, s->files, s->passing, s->compiled, s->refused, s->wrong,
+               s->order);
         all.files += s->files, all.passing += s->passing, all.compiled += s->compiled;
-        all.refused += s->refused, all.wrong += s->wrong;
+        all.refused += s->refused, all.wrong += s->wrong, all.order += s->order;
     }
-    printf("%-24s %6u %8u %9u %8u %6u   (passing %.1f%%)\n", all.name, all.files, all.passing, all.compiled,
-           all.refused, all.wrong, all.files ? 100.0 * all.passing / all.files : 0);
+    printf("%-24s %6u %8u %9u %8u %6u %6u   (passing %.1f%%)\n", all.name, all.files, all.passing, all.compiled,
+           all.refused, all.wrong, all.order, all.files ? 100.0 * all.passing / all.files : 0);
     printf("\nwrong answers: %u valid rejected, %u invalid accepted, %u masks forbidding a valid token\n",
            T->wrong_valid, T->wrong_invalid, T->wrong_mask);
+    printf("order: %u valid instances in %u files accepted only with their keys in schema order\n"
+           "       (gcg's documented property order; such a file does not pass)\n",
+           T->order_only, T->order_files);
     printf("\nrefused, by reason:\n");
     for (unsigned i = 0; i < T->n_reasons; i++)
         for (unsigned k = i + 1; k < T->n_reasons; k++)
@@ -440,6 +471,10 @@ int main(int argc, char **argv)
             j.error = strdup(line + 2);
         } else if (line[0] == 'S') {
             j.schema = unhex(line + 2, &j.schema_len);
+        } else if (line[0] == 'O' && j.n > 0) {
+            test *t = &j.t[j.n - 1];
+            free(t->ordered);
+            t->ordered = unhex(line + 2, &t->n_ordered);
         } else if (line[0] == 'V' || line[0] == 'I') {
             add_test(&j, line[0] == 'V', line + 2);
         }

@@ -4,6 +4,7 @@
 //   E MESSAGE          the file could not be read (no S/V/I lines follow)
 //   S HEX              the schema text
 //   V HEX IDS...       a valid instance: its bytes, then its token ids
+//   O HEX              after a V line: the instance with keys in schema order
 //   I HEX              an invalid instance: its bytes
 // A valid instance whose ids do not turn back into exactly its bytes is
 // written with no ids (checked at byte level only) and counted.
@@ -34,8 +35,8 @@ for await (const line of rl) {
     if (!t.valid) { out.push(`I ${hex(t.text)}`); continue; }
     const ids = tok.encode(t.text, { add_special_tokens: false });
     const back = tok.decode(ids, { skip_special_tokens: false, clean_up_tokenization_spaces: false });
-    if (back !== t.text) { untokenized++; out.push(`V ${hex(t.text)}`); continue; }
-    out.push(`V ${hex(t.text)} ${ids.join(' ')}`);
+    if (back !== t.text) { untokenized++; out.push(`V ${hex(t.text)}`); } else out.push(`V ${hex(t.text)} ${ids.join(' ')}`);
+    if (t.ordered) out.push(`O ${hex(t.ordered)}`);
   }
 }
 process.stdout.write(out.join('\n') + '\n');
