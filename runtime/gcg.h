@@ -8,6 +8,7 @@
  *   3. matchers: one per sequence; commit tokens or bytes, roll back, reset
  *   4. masks: fill a packed bitmask of allowed tokens
  *   5. introspection: sizes, certificate, statistics for benchmarks
+ *   6. jump-forward: the bytes every continuation must start with
  *
  * Threading: an artifact is immutable once opened and may be shared by any
  * number of matchers on any number of threads. A matcher is used by one thread
@@ -200,6 +201,20 @@ void gcg_matcher_last_mask_stats(const gcg_matcher *m, gcg_mask_stats *out);
 
 /* Bytes currently held by the matcher (pools and history). */
 size_t gcg_matcher_memory(const gcg_matcher *m);
+
+/* ===================================================================== */
+/* 6. Jump-forward                                                        */
+/* ===================================================================== */
+
+/* The longest byte string every continuation of the committed text must
+ * start with: after `{"na` with a grammar whose only object has one
+ * property `name` (no whitespace), `me":`. Engines can commit it without
+ * running the model. Empty when the text is complete (EOS is allowed) or
+ * when two different bytes may come next, and after EOS. Writes at most
+ * `cap` bytes to buf and their count to *len; the matcher is unchanged.
+ * Costs up to 256 trial steps per byte: call it once per token, not per
+ * vocabulary entry. Allocates a private copy of the frontier. */
+gcg_status gcg_matcher_forced_bytes(gcg_matcher *m, uint8_t *buf, size_t cap, size_t *len);
 
 #ifdef __cplusplus
 }

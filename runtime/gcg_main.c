@@ -60,6 +60,7 @@ static const char USAGE_MASK[] =
     "  --tokens \"ID ...\"   token ids to commit first, separated by spaces\n"
     "  --text STRING       text to commit first, as bytes\n"
     "  --count             print only the number of allowed tokens\n"
+    "  --forced            print the bytes every continuation must start with\n"
     "  -h, --help          this help\n"
     "\n"
     "exit status: 0 ok, 2 a token or the text is not allowed, 3 usage or artifact error\n";
@@ -89,6 +90,7 @@ typedef struct cli_args {
     const char *tokens;   /* mask --tokens */
     const char *text;     /* mask --text   */
     bool count;           /* mask --count  */
+    bool forced;          /* mask --forced */
     bool help;
 } cli_args;
 
@@ -191,6 +193,8 @@ static int parse_option(const cmd_spec *spec, int argc, char **argv, int *i, cli
         a->help = true;
     else if (spec->mask_options && strcmp(arg, "--count") == 0)
         a->count = true;
+    else if (spec->mask_options && strcmp(arg, "--forced") == 0)
+        a->forced = true;
     else if (spec->mask_options && strcmp(arg, "--tokens") == 0)
         val = &a->tokens;
     else if (spec->mask_options && strcmp(arg, "--text") == 0)
@@ -377,7 +381,15 @@ static int mask_after(const gcg_artifact *art, const cli_args *a)
         fprintf(stderr, "gcg: mask: %s\n", gcg_status_str(st));
         rc = EXIT_USAGE;
     }
-    if (rc == CONTINUE) {
+    uint8_t forced[4096];
+    size_t n_forced = 0;
+    if (rc == CONTINUE && a->forced && gcg_matcher_forced_bytes(m, forced, sizeof forced, &n_forced) == GCG_OK) {
+        for (size_t i = 0; i < n_forced; i++) /* C-escaped, so the output is one line */
+            printf(forced[i] == '"' || forced[i] == '\\' ? "\\%c" : forced[i] >= 0x20 && forced[i] < 0x7f ? "%c"
+                   : "\\x%02x", forced[i]);
+        printf("\n");
+        rc = 0;
+    } else if (rc == CONTINUE) {
         print_mask(mask, gcg_artifact_vocab_size(art), a->count);
         rc = 0;
     }
