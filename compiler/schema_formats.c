@@ -27,9 +27,12 @@
     "| ( \"0\" [469] | \"11\" ) \"-\" ( \"0\" [1-9] | [12] " DIGIT " | \"30\" ) "                        \
     "| \"02-\" ( \"0\" [1-9] | \"1\" " DIGIT " | \"2\" [0-8] ) ) | " LEAP_YEAR " \"-02-29\" )"
 #define TIME_OFFSET "( [zZ] | [+-] ( [01] " DIGIT " | \"2\" [0-3] ) \":\" [0-5] " DIGIT " )"
+/* A leap second (second 60) is valid only at 23:59 UTC; with other offsets
+ * the set of local times is large, so only the UTC spellings are accepted
+ * (narrower, never wider). */
 #define FULL_TIME                                                                                      \
-    "( ( [01] " DIGIT " | \"2\" [0-3] ) \":\" [0-5] " DIGIT " \":\" ( [0-5] " DIGIT " | \"60\" ) ( \".\" " DIGIT \
-    "+ )? " TIME_OFFSET " )"
+    "( ( [01] " DIGIT " | \"2\" [0-3] ) \":\" [0-5] " DIGIT " \":\" [0-5] " DIGIT " ( \".\" " DIGIT      \
+    "+ )? " TIME_OFFSET " | \"23:59:60\" ( \".\" " DIGIT "+ )? ( [zZ] | [+-] \"00:00\" ) )"
 #define DATE_TIME "( " FULL_DATE " [tT] " FULL_TIME " )"
 
 /* RFC 3339 appendix A. */
