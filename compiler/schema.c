@@ -702,6 +702,35 @@ static bool branches_disjoint(sctx *c, json_t *arr, const char *ptr)
     return true;
 }
 
+bool sx_unsatisfiable(sctx *c, json_t *s)
+{
+    if (json_is_false(s))
+        return true;
+    if (!json_is_object(s) || json_object_get(s, "$ref") || json_object_get(s, "allOf") ||
+        json_object_get(s, "anyOf") || json_object_get(s, "oneOf"))
+        return false;
+    json_t *vals = value_set(s);
+    if (!json_is_array(vals)) {
+        json_decref(vals);
+        return false;
+    }
+    gcg_diag *d = c->diag;
+    gcg_status st = c->st;
+    c->diag = NULL;
+    unsigned types = declared_types(c, s, "");
+    c->diag = d;
+    c->st = st;
+    bool none = types != 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(vals, i, v) {
+        unsigned t = sx_value_type(v);
+        none &= !(t & types) && !(t == T_INTEGER && (types & T_NUMBER));
+    }
+    json_decref(vals);
+    return none;
+}
+
 /* ---- bodies -------------------------------------------------------------- */
 
 static void body(sctx *c, json_t *s, const char *ptr, gcg_buf *out);

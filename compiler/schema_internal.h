@@ -71,7 +71,10 @@ bool sx_resolve(sctx *c, const char *ref, const char *ptr, json_t **target, char
 /* JSON type bits. */
 enum { T_NULL = 1, T_BOOL = 2, T_OBJECT = 4, T_ARRAY = 8, T_STRING = 16, T_INTEGER = 32, T_NUMBER = 64,
        T_ALL = 127 };
-unsigned sx_value_type(const json_t *v);      /* a value's bits (integral reals: T_INTEGER) */
+unsigned sx_value_type(const json_t *v);
+/* Schemas no instance satisfies that are cheap to recognize: false, and an
+ * enum/const none of whose values has an allowed type. */
+bool sx_unsatisfiable(sctx *c, json_t *s);      /* a value's bits (integral reals: T_INTEGER) */
 
 /* schema_scalar.c */
 void sx_literal(sctx *c, const json_t *v, gcg_buf *out);     /* exactly this JSON value     */

@@ -279,7 +279,7 @@ static member *named_members(sctx *c, json_t *s, const char *ptr, json_t *names,
         json_array_append_new(names, json_string(k));
         char *p = sx_ptr(ptr, "properties");
         char *pp = p ? sx_ptr(p, k) : NULL;
-        if (json_is_false(v)) {
+        if (sx_unsatisfiable(c, v)) {
             if (required)
                 sx_error(c, GCG_ERR_FORMAT, pp, "required property with schema false: no instance is valid");
         } else {

@@ -148,6 +148,9 @@ START_TEST(objects)
                V("{}", "{\"x-a\":1}", "{\"x-\":1,\"x-b\":2}"), V("{\"y\":1}", "{\"x-a\":\"s\"}"));
     check_sets("{\"type\":\"object\",\"propertyNames\":{\"maxLength\":2}}", V("{\"ab\":1}", "{}"),
                V("{\"abc\":1}"));
+    /* an optional property no value can satisfy cannot appear */
+    check_sets("{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"object\",\"enum\":[\"x\"]}}}", V("{}", "{\"b\":1}"),
+               V("{\"a\":\"x\"}", "{\"a\":{}}"));
     check_sets("{\"type\":\"object\",\"properties\":{\"a\":{},\"b\":{}},\"minProperties\":1,"
                "\"additionalProperties\":false}",
                V("{\"a\":1}", "{\"b\":1}"), V("{}"));
