@@ -964,6 +964,7 @@ static void fixed_rules(sctx *c, gcg_buf *out)
         {SX_STRING, "\"\\\"\" " SX_STRING_REST},
         {SX_STRING_REST, SX_CHAR "* \"\\\"\""},
         {JSON_ESC_NAME, JSON_ESC_RULE},
+        {JSON_NONASCII_NAME, JSON_NONASCII_RULE},
         {SX_CHAR, JSON_CHAR_RULE},
         {SX_NUMBER, "\"-\"? ( \"0\" | [1-9] [0-9]* ) ( \".\" [0-9]+ )? ( [eE] [+-]? [0-9]+ )?"},
         {SX_WS, ws},

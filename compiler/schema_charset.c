@@ -159,6 +159,15 @@ static bool has_all_escapable(const cp_set *s)
     return cp_set_has(s, '"') && cp_set_has(s, '\\') && cp_set_has(s, '/');
 }
 
+/* Whether s holds every non-ASCII character. */
+static bool cp_set_has_nonascii(const cp_set *s)
+{
+    for (uint32_t i = 0; i < s->n; i++)
+        if (s->r[i].lo <= 0x80 && s->r[i].hi >= CP_MAX)
+            return true;
+    return false;
+}
+
 bool cp_set_json_unit(const cp_set *s, gcg_buf *out)
 {
     if (s->n == 0)
@@ -166,6 +175,24 @@ bool cp_set_json_unit(const cp_set *s, gcg_buf *out)
     gcg_buf tmp = {0};
     bool any = false;
     raw_class(s, &tmp, &any);
+    if (has_all_escapable(s) && cp_set_has_nonascii(s)) {
+        /* every non-ASCII character: the shared rule, so each use does not
+         * lower its own UTF-8 sequences */
+        cp_set ascii = {0};
+        for (uint32_t i = 0; i < s->n; i++)
+            if (s->r[i].lo < 0x80)
+                cp_set_add(&ascii, s->r[i].lo, s->r[i].hi < 0x7F ? s->r[i].hi : 0x7F);
+        any = false;
+        gcg_buf_free(&tmp);
+        raw_class(&ascii, &tmp, &any);
+        cp_set_free(&ascii);
+        alt(&tmp, &any, JSON_NONASCII_NAME);
+        alt(&tmp, &any, JSON_ESC_NAME);
+        gcg_buf_printf(out, "( %s )", tmp.s);
+        out->oom |= tmp.oom || s->oom;
+        gcg_buf_free(&tmp);
+        return true;
+    }
     if (has_all_escapable(s)) {
         /* the shared rule of every escape: smaller grammars, shared LR states */
         alt(&tmp, &any, JSON_ESC_NAME);

@@ -47,6 +47,9 @@ bool cp_set_json_unit(const cp_set *s, gcg_buf *out);
 /* The rule every escape sequence a unit accepts, when the set holds all
  * escapable characters: JSON_ESC_NAME ::= JSON_ESC_RULE. */
 #define JSON_ESC_NAME "json-esc"
+/* Every non-ASCII character, written raw (the surrogates are not characters). */
+#define JSON_NONASCII_NAME "json-nonascii"
+#define JSON_NONASCII_RULE "[\\x80-\\uD7FF\\uE000-\\U0010FFFF]"
 #define JSON_ESC_RULE                                                                        \
     "\"\\\\\" [\"\\\\/bfnrt] | \"\\\\u00\" [01] [0-9a-fA-F] | \"\\\\u00\" ( \"2\" ( \"2\" | [fF] ) | \"5\" [cC] )"
 
