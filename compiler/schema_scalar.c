@@ -227,18 +227,23 @@ typedef struct bound { bool has, excl; int64_t v; } bound;
 /* Magnitudes y >= 0 (the digits after an optional "-") with lo <= y <= hi
  * (each possibly exclusive; hi optional). Appends alternatives; returns
  * false when none. */
+typedef struct fracs {
+    const char *any;      /* an optional fraction allowed strictly inside a bound       */
+    const char *nonzero;  /* the digits of a fraction that is not zero, after "."      */
+} fracs;
+
 static bool magnitude(uint64_t lo, bool lo_excl, bool hi_has, uint64_t hi, bool hi_excl, bool integer,
-                      gcg_buf *out)
+                      const fracs *fr, gcg_buf *out)
 {
     bool any = false;
     uint64_t a = lo + (lo_excl ? 1 : 0);
     if (!hi_has || (hi > 0 && a <= hi - 1)) {
         digit_range(a, hi_has ? hi - 1 : UINT64_MAX, out);
-        gcg_buf_puts(out, integer ? " " ZFRAC : " " FRAC);
+        gcg_buf_printf(out, " %s", integer ? ZFRAC : fr->any);
         any = true;
     }
     if (lo_excl && !integer && (!hi_has || lo < hi)) {
-        gcg_buf_printf(out, "%s\"%llu.\" [0-9]* [1-9] [0-9]*", any ? " | " : "", (unsigned long long)lo);
+        gcg_buf_printf(out, "%s\"%llu.\" %s", any ? " | " : "", (unsigned long long)lo, fr->nonzero);
         any = true;
     }
     if (hi_has && !hi_excl && hi >= lo && !(lo_excl && hi == lo)) {
@@ -343,16 +348,37 @@ static void multiple_of(sctx *c, uint64_t k, const char *ptr, gcg_buf *out)
     gcg_buf_free(&tmp);
 }
 
+/* multipleOf 10^-d (0.1, 0.01, ...): at most d fraction digits that are not
+ * trailing zeros. 0 when m is not such a power. */
+static unsigned decimal_places(double m)
+{
+    double p = 1;
+    for (unsigned d = 1; d <= 9; d++) {
+        p /= 10;
+        if (fabs(m - p) < p * 1e-9)
+            return d;
+    }
+    return 0;
+}
+
 void sx_number_body(sctx *c, json_t *s, const char *ptr, bool integer, gcg_buf *out)
 {
     json_t *mo = json_object_get(s, "multipleOf");
     uint64_t k = 0;
+    fracs fr = {FRAC, "[0-9]* [1-9] [0-9]*"};
+    char any_buf[64], nz_buf[64];
+    unsigned places = 0;
     if (mo) {
         double m = json_number_value(mo);
         if (m > 0 && m == floor(m) && m <= MAX_MODULUS) {
             k = (uint64_t)m;
             integer = true; /* a multiple of an integer is an integer */
-        } else if (sx_unsupported(c, ptr, "multipleOf", "only integer moduli up to 1000 are supported")) {
+        } else if (!integer && (places = decimal_places(m)) > 0) {
+            snprintf(any_buf, sizeof any_buf, "( \".\" [0-9]{1,%u} \"0\"* )?", places);
+            snprintf(nz_buf, sizeof nz_buf, "[0-9]{0,%u} [1-9] \"0\"*", places - 1);
+            fr = (fracs){any_buf, nz_buf};
+        } else if (sx_unsupported(c, ptr, "multipleOf",
+                                  "only integer moduli up to 1000 and powers of ten are supported")) {
             return;
         }
     }
@@ -371,7 +397,10 @@ void sx_number_body(sctx *c, json_t *s, const char *ptr, bool integer, gcg_buf *
         }
     }
     if (!lo.has && !hi.has) {
-        gcg_buf_puts(out, integer ? "\"-\"? ( \"0\" | [1-9] [0-9]* ) " ZFRAC : SX_NUMBER);
+        if (places)
+            gcg_buf_printf(out, "\"-\"? ( \"0\" | [1-9] [0-9]* ) %s", fr.any);
+        else
+            gcg_buf_puts(out, integer ? "\"-\"? ( \"0\" | [1-9] [0-9]* ) " ZFRAC : SX_NUMBER);
         return;
     }
     gcg_buf_puts(out, "( ");
@@ -381,7 +410,7 @@ void sx_number_body(sctx *c, json_t *s, const char *ptr, bool integer, gcg_buf *
     if (!pos_empty) {
         uint64_t l = lo.has && lo.v >= 0 ? (uint64_t)lo.v : 0;
         bool le = lo.has && lo.v >= 0 && lo.excl;
-        any = magnitude(l, le, hi.has, hi.has ? (uint64_t)hi.v : 0, hi.excl, integer, out);
+        any = magnitude(l, le, hi.has, hi.has ? (uint64_t)hi.v : 0, hi.excl, integer, &fr, out);
     }
     /* written with "-": y = -x >= 0, so x >= L is y <= -L and x <= U is y >= -U */
     bool neg_empty = lo.has && (lo.v > 0 || (lo.v == 0 && lo.excl));
@@ -389,7 +418,7 @@ void sx_number_body(sctx *c, json_t *s, const char *ptr, bool integer, gcg_buf *
         uint64_t l = hi.has && hi.v <= 0 ? (uint64_t)(-hi.v) : 0;
         bool le = hi.has && hi.v <= 0 && hi.excl;
         gcg_buf tmp = {0};
-        if (magnitude(l, le, lo.has, lo.has ? (uint64_t)(-lo.v) : 0, lo.excl, integer, &tmp)) {
+        if (magnitude(l, le, lo.has, lo.has ? (uint64_t)(-lo.v) : 0, lo.excl, integer, &fr, &tmp)) {
             gcg_buf_printf(out, "%s\"-\" ( %s )", any ? " | " : "", tmp.s);
             any = true;
         }

@@ -205,6 +205,9 @@ START_TEST(numbers)
     check_sets("{\"type\":\"number\",\"minimum\":-1,\"maximum\":1}", V("-1", "-0.5", "0", "1", "1.000"),
                V("1.01", "-1.5", "2"));
     check_sets("{\"type\":\"number\",\"maximum\":3,\"exclusiveMaximum\":true}", V("2.99", "-7"), V("3", "3.0"));
+    check_sets("{\"type\":\"number\",\"multipleOf\":0.01,\"minimum\":0}", V("0", "1.5", "2.25", "3.100", "0.01"),
+               V("-1", "0.001", "1.234"));
+    check_sets("{\"type\":\"number\",\"multipleOf\":0.1}", V("-3", "0.1", "2.50"), V("0.05", "1e1"));
     check_sets("{\"type\":\"integer\",\"multipleOf\":3}", V("0", "3", "-12", "999"), V("1", "10", "-4"));
 }
 END_TEST
