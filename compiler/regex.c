@@ -11,6 +11,23 @@
 #include "regex.h"
 #include "schema_charset.h"
 
+#define LEN_INF UINT64_MAX
+
+/* Lengths (in characters) of the strings a part of the pattern matches. */
+typedef struct lens { uint64_t min, max; } lens;
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a == LEN_INF || b == LEN_INF || a + b < a ? LEN_INF : a + b;
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+    if (a == 0 || b == 0)
+        return 0;
+    return a == LEN_INF || b == LEN_INF || a > LEN_INF / b ? LEN_INF : a * b;
+}
+
 typedef struct rx {
     const unsigned char *s;
     size_t n, i;
@@ -251,11 +268,12 @@ static void emit_set(rx *p, cp_set *set, gcg_buf *out)
         fail(p, GCG_ERR_NOMEM, "out of memory");
 }
 
-static void alternation(rx *p, gcg_buf *out, bool top, const char *any_char);
+static lens alternation(rx *p, gcg_buf *out, bool top, const char *any_char);
 
 /* Group -> "(" [ "?:" | "?<name>" ] Disjunction ")" */
-static void group(rx *p, gcg_buf *out, const char *any_char)
+static lens group(rx *p, gcg_buf *out, const char *any_char)
 {
+    lens l = {0, 0};
     if (peek(p) == '?') {
         p->i++;
         uint32_t k = peek(p);
@@ -267,29 +285,30 @@ static void group(rx *p, gcg_buf *out, const char *any_char)
             p->i++;
         } else {
             fail(p, GCG_ERR_FORMAT, "lookaround assertions are not supported");
-            return;
+            return l;
         }
     }
     if (++p->depth > GCG_REGEX_MAX_DEPTH) {
         fail(p, GCG_ERR_LIMIT, "groups nested deeper than %u", GCG_REGEX_MAX_DEPTH);
-        return;
+        return l;
     }
     gcg_buf_puts(out, "( ");
-    alternation(p, out, false, any_char);
+    l = alternation(p, out, false, any_char);
     gcg_buf_puts(out, " )");
     p->depth--;
     if (peek(p) != ')' || p->i >= p->n)
         fail(p, GCG_ERR_FORMAT, "missing )");
     p->i++;
+    return l;
 }
 
 /* Atom -> "." | "(" ... ")" | "[" ... "]" | "\" AtomEscape | PatternCharacter */
-static void atom(rx *p, gcg_buf *out, const char *any_char)
+static lens atom(rx *p, gcg_buf *out, const char *any_char)
 {
     uint32_t c = next_cp(p);
     cp_set set = {0};
     switch (c) {
-    case '(': group(p, out, any_char); return;
+    case '(': return group(p, out, any_char);
     case '[': char_class(p, &set); break;
     case '.': cp_set_add(&set, 10, 10), cp_set_add(&set, 13, 13), cp_set_add(&set, 0x2028, 0x2029);
               cp_set_complement(&set);
@@ -315,6 +334,7 @@ static void atom(rx *p, gcg_buf *out, const char *any_char)
     if (p->st == GCG_OK)
         emit_set(p, &set, out);
     cp_set_free(&set);
+    return (lens){1, 1};
 }
 
 /* Decimal digits; false when there are none. */
@@ -391,9 +411,10 @@ static void repeat_suffix(gcg_buf *out, uint32_t min, uint32_t max)
 
 /* Alternative -> { Term }, Term -> Atom [Quantifier]. At top level a leading
  * "^" and a trailing "$" anchor the alternative; elsewhere they are errors. */
-static void sequence(rx *p, gcg_buf *out, bool top, const char *any_char)
+static lens sequence(rx *p, gcg_buf *out, bool top, const char *any_char)
 {
     bool anchored_start = false, anchored_end = false;
+    lens l = {0, 0};
     if (top && peek(p) == '^' && p->i < p->n) {
         p->i++;
         anchored_start = true;
@@ -416,10 +437,14 @@ static void sequence(rx *p, gcg_buf *out, bool top, const char *any_char)
             break;
         }
         gcg_buf item = {0};
-        atom(p, &item, any_char);
+        lens a = atom(p, &item, any_char);
         uint32_t min, max;
         gcg_buf_puts(out, " ");
-        if (quantifier(p, &min, &max)) {
+        bool q = quantifier(p, &min, &max);
+        if (q)
+            a = (lens){mul_sat(a.min, min), max == UINT32_MAX ? (a.max ? LEN_INF : 0) : mul_sat(a.max, max)};
+        l = (lens){add_sat(l.min, a.min), add_sat(l.max, a.max)};
+        if (q) {
             gcg_buf_puts(out, "(");
             gcg_buf_putn(out, item.s ? item.s : "", item.len);
             gcg_buf_puts(out, ")");
@@ -433,27 +458,36 @@ static void sequence(rx *p, gcg_buf *out, bool top, const char *any_char)
     gcg_buf_puts(out, " )");
     if (top && !anchored_end)
         gcg_buf_printf(out, " %s*", any_char);
+    if (top && (!anchored_start || !anchored_end))
+        l.max = LEN_INF;
+    return l;
 }
 
 /* Disjunction -> Alternative { "|" Alternative } */
-static void alternation(rx *p, gcg_buf *out, bool top, const char *any_char)
+static lens alternation(rx *p, gcg_buf *out, bool top, const char *any_char)
 {
-    sequence(p, out, top, any_char);
+    lens l = sequence(p, out, top, any_char);
     while (!at_end(p) && peek(p) == '|') {
         p->i++;
         gcg_buf_puts(out, " | ");
-        sequence(p, out, top, any_char);
+        lens m = sequence(p, out, top, any_char);
+        l = (lens){m.min < l.min ? m.min : l.min, m.max > l.max ? m.max : l.max};
     }
+    return l;
 }
 
 gcg_status gcg_regex_to_gbnf(const char *pat, size_t len, const char *any_char, gcg_buf *out, char *err,
-                             size_t err_len)
+                             size_t err_len, uint64_t *min_len, uint64_t *max_len)
 {
     char dummy[1];
     rx p = {(const unsigned char *)pat, len, 0, 0, GCG_OK, err ? err : dummy, err ? err_len : 1};
     gcg_buf tmp = {0};
     gcg_buf_puts(&tmp, "( ");
-    alternation(&p, &tmp, true, any_char);
+    lens l = alternation(&p, &tmp, true, any_char);
+    if (min_len)
+        *min_len = l.min;
+    if (max_len)
+        *max_len = l.max;
     gcg_buf_puts(&tmp, " )");
     if (p.st == GCG_OK && p.i < p.n)
         fail(&p, GCG_ERR_FORMAT, "unbalanced )");

@@ -17,6 +17,7 @@
 #define GCG_REGEX_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gcg.h"
 #include "schema_buf.h"
@@ -29,8 +30,11 @@
  * `any_char` names a rule matching any one JSON string character; it pads
  * unanchored ends. Returns GCG_OK; GCG_ERR_FORMAT for a syntax error or an
  * unsupported construct, GCG_ERR_LIMIT for a repetition over the limit, with
- * a message naming the offset in `err`. */
+ * a message naming the offset in `err`. *min_len and *max_len (when not
+ * NULL) receive the least and greatest length in characters of a matching
+ * string (UINT64_MAX: no greatest), so a caller can tell when a length
+ * bound beside the pattern is implied by it. */
 gcg_status gcg_regex_to_gbnf(const char *pat, size_t len, const char *any_char, gcg_buf *out, char *err,
-                             size_t err_len);
+                             size_t err_len, uint64_t *min_len, uint64_t *max_len);
 
 #endif /* GCG_REGEX_H */

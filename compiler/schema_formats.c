@@ -93,19 +93,30 @@
 
 #define UUID "( " HEX "{8} \"-\" " HEX "{4} \"-\" " HEX "{4} \"-\" " HEX "{4} \"-\" " HEX "{12} )"
 
-static const struct { const char *name, *body; } formats[] = {
-    {"date", FULL_DATE},
-    {"time", FULL_TIME},
-    {"date-time", DATE_TIME},
-    {"duration", DURATION},
-    {"email", EMAIL},
-    {"hostname", HOSTNAME},
-    {"ipv4", IPV4},
-    {"ipv6", IPV6},
-    {"uri", URI},
-    {"uri-reference", "( " URI " | " RELATIVE_REF " )"},
-    {"uuid", UUID},
+#define NO_END UINT64_MAX
+
+/* Each format with the least and greatest length of its strings. */
+static const struct { const char *name, *body; uint64_t min, max; } formats[] = {
+    {"date", FULL_DATE, 10, 10},
+    {"time", FULL_TIME, 9, NO_END},
+    {"date-time", DATE_TIME, 20, NO_END},
+    {"duration", DURATION, 3, NO_END},
+    {"email", EMAIL, 3, NO_END},
+    {"hostname", HOSTNAME, 1, NO_END},
+    {"ipv4", IPV4, 7, 15},
+    {"ipv6", IPV6, 2, 45},
+    {"uri", URI, 2, NO_END},
+    {"uri-reference", "( " URI " | " RELATIVE_REF " )", 0, NO_END},
+    {"uuid", UUID, 36, 36},
 };
+
+void sx_format_lengths(const char *format, uint64_t *min, uint64_t *max)
+{
+    *min = 0, *max = NO_END;
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+        if (strcmp(formats[i].name, format) == 0)
+            *min = formats[i].min, *max = formats[i].max;
+}
 
 const char *sx_format_body(const char *format)
 {

@@ -89,5 +89,7 @@ void sx_array_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out);
 /* schema_formats.c: the GBNF for a string's contents in `format`; NULL for
  * an unknown format. */
 const char *sx_format_body(const char *format);
+/* The least and greatest length of a format's strings (UINT64_MAX: none). */
+void sx_format_lengths(const char *format, uint64_t *min, uint64_t *max);
 
 #endif /* GCG_SCHEMA_INTERNAL_H */

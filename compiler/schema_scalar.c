@@ -457,6 +457,19 @@ void sx_string_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
     if (fmt && !fbody && c->diag)
         gcg_diag_add(c->diag, GCG_SEV_WARNING, 0, 0, "#%s: unknown format \"%s\" is an annotation only", ptr,
                      json_is_string(fmt) ? json_string_value(fmt) : "?");
+    /* a length bound the pattern or format already implies adds nothing */
+    uint64_t lo = 0, hi = UINT64_MAX;
+    if (fbody)
+        sx_format_lengths(json_string_value(fmt), &lo, &hi);
+    else if (json_is_string(pat)) {
+        gcg_buf probe = {0};
+        if (gcg_regex_to_gbnf(json_string_value(pat), json_string_length(pat), SX_CHAR, &probe, NULL, 0, &lo,
+                              &hi) != GCG_OK)
+            lo = 0, hi = UINT64_MAX;
+        gcg_buf_free(&probe);
+    }
+    if ((pat || fbody) && (!has_min || lo >= min) && (!has_max || hi <= max))
+        has_min = has_max = false;
     int n_kinds = (has_min || has_max) + (pat != NULL) + (fbody != NULL);
     if (n_kinds > 1) {
         sx_unsupported(c, ptr, pat ? "pattern" : "format",
@@ -473,7 +486,7 @@ void sx_string_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
         char err[300];
         gcg_buf tmp = {0};
         gcg_status st = gcg_regex_to_gbnf(json_string_value(pat), json_string_length(pat), SX_CHAR, &tmp, err,
-                                          sizeof err);
+                                          sizeof err, NULL, NULL);
         if (st != GCG_OK) {
             char *p = sx_ptr(ptr, "pattern");
             sx_error(c, st, p ? p : ptr, "%s", err);

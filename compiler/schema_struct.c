@@ -210,7 +210,7 @@ static bool additional(sctx *c, json_t *s, const char *ptr, json_t *names, const
         json_object_foreach(pp, k, v) {
             char err[300];
             gcg_buf_puts(&key, firstk ? "\"\\\"\" ( " : " | ");
-            gcg_status st = gcg_regex_to_gbnf(k, strlen(k), SX_CHAR, &key, err, sizeof err);
+            gcg_status st = gcg_regex_to_gbnf(k, strlen(k), SX_CHAR, &key, err, sizeof err, NULL, NULL);
             if (st != GCG_OK) {
                 char *p = sx_ptr(ptr, "patternProperties");
                 sx_error(c, st, p, "%s", err);

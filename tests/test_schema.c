@@ -190,6 +190,13 @@ START_TEST(strings)
                V("\"a\"", "\"abcd\"", "\"\\uD83D\\uDE00\"", "\"a\\uD83D\"", "\"a\nb\""));
     check_sets("{\"type\":\"string\",\"pattern\":\"b+c\"}", V("\"bc\"", "\"xxbbcyy\""), V("\"b\"", "\"cb\""));
     check_sets("{\"type\":\"string\",\"pattern\":\"^a\\\\d{2}$\"}", V("\"a12\""), V("\"a1\"", "\"a123\"", "\"xa12\""));
+    /* a length bound the pattern or format implies is dropped; any other is an error */
+    check_sets("{\"type\":\"string\",\"pattern\":\"^[a-z]{2,4}$|^x$\",\"minLength\":1,\"maxLength\":10}",
+               V("\"ab\"", "\"x\""), V("\"a\"", "\"abcde\""));
+    check_sets("{\"type\":\"string\",\"format\":\"date\",\"maxLength\":10}", V("\"2020-01-01\""), V("\"x\""));
+    check_error("{\"type\":\"string\",\"pattern\":\"^a+$\",\"maxLength\":3}", GCG_ERR_FORMAT, "#: keyword \"pattern\"",
+                "intersection");
+    check_error("{\"type\":\"string\",\"pattern\":\"a\",\"maxLength\":3}", GCG_ERR_FORMAT, "intersection", NULL);
     check_error("{\"type\":\"string\",\"maxLength\":65535}", GCG_ERR_LIMIT, "#: string length bound 65535",
                 "limit 10000");
 }
