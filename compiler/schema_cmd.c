@@ -25,7 +25,7 @@ static const char USAGE[] =
     "  --oneof-as-anyof          accept oneOf whose branches may overlap as anyOf\n"
     "  -h, --help                this help\n"
     "\n"
-    "exit status: 0 ok, 1 errors (#/json/pointer: error: ...), 2 usage\n";
+    "exit status: 0 ok, 1 errors (SCHEMA.json: error: #/json/pointer: ...), 2 usage\n";
 
 typedef struct args {
     const char *schema, *output, *tokenizer, *vocab_hex;

@@ -174,7 +174,7 @@ static bool separated(sctx *c, const char *ptr, const char *item, uint64_t min, 
     gcg_buf_printf(out, "%s%s" TRAIL " ( " COMMA "%s" TRAIL " )", min == 0 ? "( " : "", item, item);
     uint64_t lo = min ? min - 1 : 0;
     if (max == UINT64_MAX)
-        gcg_buf_printf(out, "{%llu,}", (unsigned long long)lo);
+        gcg_buf_printf(out, lo == 0 ? "*" : lo == 1 ? "+" : "{%llu,}", (unsigned long long)lo);
     else
         gcg_buf_printf(out, "{%llu,%llu}", (unsigned long long)lo, (unsigned long long)(max - 1));
     if (min == 0)
@@ -498,7 +498,7 @@ void sx_array_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
             } else {
                 gcg_buf_printf(out, "( " COMMA "%s" TRAIL " )", item);
                 if (hi == UINT64_MAX)
-                    gcg_buf_printf(out, "{%llu,}", (unsigned long long)lo);
+                    gcg_buf_printf(out, lo == 0 ? "*" : lo == 1 ? "+" : "{%llu,}", (unsigned long long)lo);
                 else if (hi > GCG_REGEX_MAX_REPEAT)
                     sx_error(c, GCG_ERR_LIMIT, ptr, "maxItems over the grammar's repetition limit %u",
                              GCG_REGEX_MAX_REPEAT);
