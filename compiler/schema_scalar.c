@@ -255,9 +255,11 @@ static bool magnitude(uint64_t lo, bool lo_excl, bool hi_has, uint64_t hi, bool 
 
 /* Reads minimum/maximum/exclusive* (numbers, or draft-04 booleans). For
  * integers, fractional bounds are rounded inward. false after an error. */
-static bool read_bounds(sctx *c, json_t *s, const char *ptr, bool integer, bound *lo, bound *hi)
+static bool read_bounds(sctx *c, json_t *s, const char *ptr, bool integer, bound *lo, bound *hi,
+                        bool *fractional)
 {
     *lo = *hi = (bound){0};
+    *fractional = false;
     json_t *kws[4] = {json_object_get(s, "minimum"), json_object_get(s, "exclusiveMinimum"),
                       json_object_get(s, "maximum"), json_object_get(s, "exclusiveMaximum")};
     for (int side = 0; side < 2; side++) {
@@ -281,8 +283,8 @@ static bool read_bounds(sctx *c, json_t *s, const char *ptr, bool integer, bound
                 is_excl = false;
             v = r;
         } else if (v != floor(v)) {
-            return !sx_unsupported(c, ptr, side ? "maximum" : "minimum",
-                                   "fractional bounds on numbers are not supported");
+            *fractional = true;
+            continue; /* read again by the decimal path */
         }
         if (fabs(v) > (double)MAX_BOUND) {
             sx_error(c, GCG_ERR_LIMIT, ptr, "bound %g beyond the supported limit 1e18", v);
@@ -361,6 +363,8 @@ static unsigned decimal_places(double m)
     return 0;
 }
 
+static void number_dec(sctx *c, json_t *s, const char *ptr, gcg_buf *out);
+
 void sx_number_body(sctx *c, json_t *s, const char *ptr, bool integer, gcg_buf *out)
 {
     json_t *mo = json_object_get(s, "multipleOf");
@@ -383,8 +387,17 @@ void sx_number_body(sctx *c, json_t *s, const char *ptr, bool integer, gcg_buf *
         }
     }
     bound lo, hi;
-    if (!read_bounds(c, s, ptr, integer, &lo, &hi))
+    bool fractional;
+    if (!read_bounds(c, s, ptr, integer, &lo, &hi, &fractional))
         return;
+    if (fractional) {
+        if (places || k > 1) {
+            sx_unsupported(c, ptr, "multipleOf", "multipleOf together with fractional bounds is not supported");
+            return;
+        }
+        number_dec(c, s, ptr, out);
+        return;
+    }
     if (k > 1) {
         if (lo.has || hi.has) {
             if (sx_unsupported(c, ptr, "multipleOf", "multipleOf together with bounds is not supported"))
@@ -427,6 +440,194 @@ void sx_number_body(sctx *c, json_t *s, const char *ptr, bool integer, gcg_buf *
     }
     gcg_buf_puts(out, " )");
     if (!any)
+        sx_error(c, GCG_ERR_FORMAT, ptr, "the bounds admit no number");
+}
+
+
+/* ---- decimal bounds ------------------------------------------------------ */
+
+/* A bound with a fraction: sign, integer part, fraction digits without
+ * trailing zeros ("" for an integral value). */
+typedef struct dec { bool has, excl, neg; uint64_t ip; char fp[24]; } dec;
+
+typedef enum { F_GE, F_GT, F_LE, F_LT } fkind;
+
+/* Digit strings d (after ".") with 0.d compared to 0.F as `k`; F non-empty.
+ * At the top at least one digit is needed ("1." is not JSON). */
+static bool frac_digits(fkind k, const char *F, bool top, gcg_buf *out)
+{
+    gcg_buf b = {0};
+    const char *sep = "";
+    int f = F[0] - '0';
+    bool up = k == F_GE || k == F_GT;
+    if (up && f < 9)
+        gcg_buf_printf(&b, "%s[%c-9] [0-9]*", sep, '0' + f + 1), sep = " | ";
+    if (!up && f > 0)
+        gcg_buf_printf(&b, "%s[0-%c] [0-9]*", sep, '0' + f - 1), sep = " | ";
+    if (!up && !top)
+        gcg_buf_printf(&b, "%s\"\"", sep), sep = " | "; /* the rest zeros: less than F */
+    const char *rest = F + 1;
+    gcg_buf tail = {0};
+    bool tail_ok = true;
+    if (*rest)
+        tail_ok = frac_digits(k, rest, false, &tail);
+    else if (k == F_GE)
+        gcg_buf_puts(&tail, "[0-9]*");
+    else if (k == F_GT)
+        gcg_buf_puts(&tail, "[0-9]* [1-9] [0-9]*");
+    else if (k == F_LE)
+        gcg_buf_puts(&tail, "\"0\"*");
+    else
+        tail_ok = false;
+    if (tail_ok)
+        gcg_buf_printf(&b, "%s\"%c\" %s", sep, F[0], tail.s), sep = " | ";
+    gcg_buf_free(&tail);
+    bool any = *sep != 0;
+    if (any)
+        gcg_buf_printf(out, "( %s )", b.s);
+    out->oom |= b.oom;
+    gcg_buf_free(&b);
+    return any;
+}
+
+/* The optional fraction after an integer part equal to the bound's. */
+static bool frac_cond(fkind k, const char *F, gcg_buf *out)
+{
+    if (!*F) {
+        static const char *const whole[] = {FRAC, "\".\" [0-9]* [1-9] [0-9]*", ZFRAC, NULL};
+        if (!whole[k])
+            return false;
+        gcg_buf_puts(out, whole[k]);
+        return true;
+    }
+    gcg_buf d = {0};
+    bool ok = frac_digits(k, F, true, &d);
+    if (k == F_GE || k == F_GT) {
+        if (ok)
+            gcg_buf_printf(out, "\".\" %s", d.s);
+    } else {
+        gcg_buf_printf(out, ok ? "( \".\" %s )?" : "\"\"", d.s);
+        ok = true; /* no fraction: zero, less than F */
+    }
+    gcg_buf_free(&d);
+    return ok;
+}
+
+/* Magnitudes y >= 0 with lo <= y (<) and y <= hi (<), decimal bounds. */
+static bool magnitude_dec(const dec *lo, const dec *hi, bool *unsupported, gcg_buf *out)
+{
+    bool any = false;
+    if (hi->has && hi->ip == lo->ip) {
+        gcg_buf t = {0};
+        if (!lo->fp[0] && !lo->excl && frac_cond(hi->excl ? F_LT : F_LE, hi->fp, &t)) {
+            /* the lower bound is this integer, inclusive: only the upper one binds */
+            gcg_buf_printf(out, "\"%llu\" %s", (unsigned long long)lo->ip, t.s);
+            any = true;
+        } else if (lo->fp[0] || lo->excl) {
+            *unsupported = true; /* both bounds inside one integer: two fraction conditions */
+        }
+        gcg_buf_free(&t);
+        return any;
+    }
+    if (hi->has && hi->ip < lo->ip)
+        return false;
+    uint64_t a = lo->ip + 1;
+    if (!hi->has || (hi->ip > 0 && a <= hi->ip - 1)) {
+        digit_range(a, hi->has ? hi->ip - 1 : UINT64_MAX, out);
+        gcg_buf_puts(out, " " FRAC);
+        any = true;
+    }
+    gcg_buf t = {0};
+    if (frac_cond(lo->excl ? F_GT : F_GE, lo->fp, &t)) {
+        gcg_buf_printf(out, "%s\"%llu\" %s", any ? " | " : "", (unsigned long long)lo->ip, t.s);
+        any = true;
+    }
+    gcg_buf_free(&t);
+    if (hi->has && frac_cond(hi->excl ? F_LT : F_LE, hi->fp, &t)) {
+        gcg_buf_printf(out, "%s\"%llu\" %s", any ? " | " : "", (unsigned long long)hi->ip, t.s);
+        any = true;
+    }
+    gcg_buf_free(&t);
+    return any;
+}
+
+static bool dec_zero(const dec *d)
+{
+    return d->ip == 0 && !d->fp[0];
+}
+
+/* minimum/maximum/exclusive* as decimals; false when one cannot be written
+ * without an exponent. */
+static bool read_dec(json_t *s, dec *lo, dec *hi)
+{
+    *lo = *hi = (dec){0};
+    json_t *kws[4] = {json_object_get(s, "minimum"), json_object_get(s, "exclusiveMinimum"),
+                      json_object_get(s, "maximum"), json_object_get(s, "exclusiveMaximum")};
+    for (int side = 0; side < 2; side++) {
+        dec *b = side ? hi : lo;
+        json_t *incl = kws[2 * side], *excl = kws[2 * side + 1];
+        double v = 0;
+        bool has = false, ex = false;
+        if (json_is_number(incl))
+            v = json_number_value(incl), has = true, ex = json_is_true(excl);
+        if (json_is_number(excl)) {
+            double e = json_number_value(excl);
+            if (!has || (side ? e <= v : e >= v))
+                v = e, ex = true;
+            has = true;
+        }
+        if (!has)
+            continue;
+        char txt[40];
+        shortest_double(fabs(v), txt, sizeof txt);
+        if (strchr(txt, 'e') || fabs(v) > (double)MAX_BOUND)
+            return false;
+        char *dot = strchr(txt, '.');
+        b->has = true, b->excl = ex, b->neg = v < 0;
+        b->ip = strtoull(txt, NULL, 10);
+        snprintf(b->fp, sizeof b->fp, "%s", dot ? dot + 1 : "");
+        for (size_t n = strlen(b->fp); n > 0 && b->fp[n - 1] == '0'; n--)
+            b->fp[n - 1] = 0;
+        if (dec_zero(b))
+            b->neg = false;
+    }
+    return true;
+}
+
+/* Numbers within decimal bounds, written without exponent: magnitudes
+ * after an optional "-", as for integer bounds. */
+static void number_dec(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
+{
+    dec L, U;
+    if (!read_dec(s, &L, &U)) {
+        sx_unsupported(c, ptr, "minimum", "a bound that needs an exponent or exceeds 1e18");
+        return;
+    }
+    bool unsupported = false, any = false;
+    gcg_buf_puts(out, "( ");
+    /* without "-": y = x; lo = max(L, 0), hi = U */
+    bool pos_empty = U.has && (U.neg || (dec_zero(&U) && U.excl));
+    if (!pos_empty) {
+        dec lo = L.has && !L.neg ? L : (dec){true, false, false, 0, ""};
+        any = magnitude_dec(&lo, &U, &unsupported, out);
+    }
+    /* with "-": y = -x; x >= L is y <= -L, x <= U is y >= -U */
+    bool neg_empty = L.has && ((!L.neg && !dec_zero(&L)) || (dec_zero(&L) && L.excl));
+    if (!neg_empty) {
+        dec lo = U.has && (U.neg || dec_zero(&U)) ? U : (dec){true, false, false, 0, ""};
+        dec hi = L;
+        lo.neg = hi.neg = false;
+        gcg_buf t = {0};
+        if (magnitude_dec(&lo, &hi, &unsupported, &t)) {
+            gcg_buf_printf(out, "%s\"-\" ( %s )", any ? " | " : "", t.s);
+            any = true;
+        }
+        gcg_buf_free(&t);
+    }
+    gcg_buf_puts(out, " )");
+    if (unsupported)
+        sx_unsupported(c, ptr, "minimum", "both bounds within the same integer are not supported");
+    else if (!any)
         sx_error(c, GCG_ERR_FORMAT, ptr, "the bounds admit no number");
 }
 

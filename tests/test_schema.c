@@ -211,6 +211,12 @@ START_TEST(numbers)
     check_sets("{\"type\":\"number\",\"exclusiveMinimum\":0}", V("0.001", "3", "1.5"), V("0", "0.0", "-1", "-0.5"));
     check_sets("{\"type\":\"number\",\"minimum\":-1,\"maximum\":1}", V("-1", "-0.5", "0", "1", "1.000"),
                V("1.01", "-1.5", "2"));
+    /* decimal bounds: exact decimal comparison of the written digits */
+    check_sets("{\"type\":\"number\",\"minimum\":0.5,\"maximum\":2.25}",
+               V("0.5", "0.50001", "1", "2.2", "2.25", "2.2500", "0.751"), V("0", "0.49", "0.4999", "2.251", "3", "-1"));
+    check_sets("{\"type\":\"number\",\"exclusiveMinimum\":-1.5,\"exclusiveMaximum\":0.5}",
+               V("-1.4999", "-0", "0", "0.49", "-1"), V("-1.5", "-1.50", "0.5", "0.5000", "-2", "1"));
+    check_sets("{\"type\":\"number\",\"maximum\":0.75}", V("-100", "0.7500", "0.7", "-0.9"), V("0.751", "0.76", "1"));
     check_sets("{\"type\":\"number\",\"maximum\":3,\"exclusiveMaximum\":true}", V("2.99", "-7"), V("3", "3.0"));
     check_sets("{\"type\":\"number\",\"multipleOf\":0.01,\"minimum\":0}", V("0", "1.5", "2.25", "3.100", "0.01"),
                V("-1", "0.001", "1.234"));
