@@ -10,8 +10,9 @@
  * wrong answer (valid rejected, invalid accepted, or a mask that forbids a
  * token of a valid instance) is the failure that matters; a refusal (the
  * schema uses something gcg does not enforce, or a limit) is reported by
- * reason. Each file runs in a child process under a time limit, so one slow
- * compile or a crash is one refusal, not a stalled run.
+ * reason. Each file runs in a child process under a CPU-time limit (and ten
+ * times that in wall time), so one slow compile or a crash is one refusal,
+ * not a stalled run.
  *
  * Usage: gcg_maskbench --tokenizer tokenizer.json --jobs JOBS.txt
  *                      [--timeout SECONDS] [--lenient] [--verbose]
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -305,7 +307,10 @@ static void run_job(const gcgc_vocab *v, job *j, totals *T, unsigned timeout, bo
     pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        alarm(timeout);
+        /* CPU time, so a loaded machine does not turn into refusals; wall time as a backstop */
+        struct rlimit rl = {timeout, timeout + 1};
+        setrlimit(RLIMIT_CPU, &rl);
+        alarm(timeout * 10);
         child(v, j, lenient, fds[1]);
         _exit(0);
     }
@@ -348,7 +353,8 @@ static void run_job(const gcgc_vocab *v, job *j, totals *T, unsigned timeout, bo
     waitpid(pid, &status, 0);
     if (!ok || (kind == 0 && done < j->n)) {
         sp->refused++;
-        const char *why = WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM ? "time limit"
+        const char *why = WIFSIGNALED(status) && (WTERMSIG(status) == SIGALRM || WTERMSIG(status) == SIGXCPU ||
+                                                  WTERMSIG(status) == SIGKILL) ? "time limit"
                           : WIFSIGNALED(status) ? "crash" : "child failed";
         add_reason(T, why);
         if (verbose)
