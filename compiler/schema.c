@@ -446,8 +446,6 @@ static bool merge_kw(sctx *c, json_t *m, const char *k, json_t *x, json_t *y, co
         json_object_set(m, k, json_number_value(x) <= json_number_value(y) ? x : y);
     } else if (!strcmp(k, "type")) {
         unsigned t = declared_types(c, m, ptr);
-        json_t tmp = *m; /* reuse declared_types on y */
-        (void)tmp;
         json_t *one = json_pack("{s:O}", "type", y);
         unsigned u = declared_types(c, one, ptr);
         json_decref(one);

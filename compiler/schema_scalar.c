@@ -302,52 +302,41 @@ static bool read_bounds(sctx *c, json_t *s, const char *ptr, bool integer, bound
 static void multiple_of(sctx *c, uint64_t k, const char *ptr, gcg_buf *out)
 {
     char *base = sx_rule_name_for(ptr);
-    char **names = calloc(k, sizeof *names);
-    /* names first, so rules can refer to each other */
-    gcg_buf tmp = {0};
-    for (uint64_t r = 0; r < k; r++) {
-        char sfx[32];
-        snprintf(sfx, sizeof sfx, "mod%llu", (unsigned long long)r);
-        const char *n = sx_helper(c, base ? base : "root", sfx, "\"\"");
-        names[r] = n ? strdup(n) : NULL;
+    sx_decl *r = calloc(k, sizeof *r);
+    if (!base || !r) {
+        sx_error(c, GCG_ERR_NOMEM, ptr, "out of memory");
+        free(base);
+        free(r);
+        return;
     }
-    for (uint64_t r = 0; r < k; r++) {
-        gcg_buf_free(&tmp);
-        gcg_buf_puts(&tmp, r == 0 ? "\"\"" : "");
+    for (uint64_t i = 0; i < k; i++) { /* names first: the rules refer to each other */
+        char sfx[32];
+        snprintf(sfx, sizeof sfx, "mod%llu", (unsigned long long)i);
+        r[i] = sx_declare(c, base, sfx);
+    }
+    gcg_buf b = {0};
+    for (uint64_t i = 0; i < k; i++) {
+        gcg_buf_free(&b);
+        gcg_buf_puts(&b, i == 0 ? "\"\"" : "");
         for (uint64_t t = 0; t < k; t++) {
             char cls[16];
             size_t m = 0;
             for (unsigned d = 0; d < 10; d++)
-                if ((10 * r + d) % k == t)
+                if ((10 * i + d) % k == t)
                     cls[m++] = (char)('0' + d);
             cls[m] = 0;
             if (m)
-                gcg_buf_printf(&tmp, "%s[%s] %s", tmp.len ? " | " : "", cls, names[t]);
+                gcg_buf_printf(&b, "%s[%s] %s", b.len ? " | " : "", cls, r[t].name);
         }
-        /* redefine the placeholder: find its slot and replace */
-        size_t i;
-        json_t *rule;
-        json_array_foreach(c->rules, i, rule) {
-            const char *txt = json_string_value(rule);
-            size_t nl = strlen(names[r]);
-            if (txt && !strncmp(txt, names[r], nl) && !strncmp(txt + nl, " ::= ", 5)) {
-                gcg_buf def = {0};
-                gcg_buf_printf(&def, "%s ::= %s", names[r], tmp.s);
-                json_array_set_new(c->rules, i, json_string(def.s));
-                gcg_buf_free(&def);
-                break;
-            }
-        }
+        sx_define(c, r[i], b.s);
     }
+    gcg_buf_free(&b);
     gcg_buf_puts(out, "( \"0\" | ");
     for (unsigned d = 1; d < 10; d++)
-        gcg_buf_printf(out, "%s\"%u\" %s", d > 1 ? " | " : "", d, names[d % k]);
+        gcg_buf_printf(out, "%s\"%u\" %s", d > 1 ? " | " : "", d, r[d % k].name);
     gcg_buf_puts(out, " )");
-    for (uint64_t r = 0; r < k; r++)
-        free(names[r]);
-    free(names);
+    free(r);
     free(base);
-    gcg_buf_free(&tmp);
 }
 
 /* multipleOf 10^-d (0.1, 0.01, ...): at most d fraction digits that are not
