@@ -6,6 +6,7 @@
  *   1. prepared vocabularies: load a tokenizer once per model
  *   2. options
  *   3. compiling: grammar text in, artifact bytes and diagnostics out
+ *   4. JSON Schema: a schema in, GBNF or an artifact out
  *
  * Threading: a prepared vocabulary is immutable once made and may be shared
  * by any number of compiles running on any number of threads at once. Each
@@ -223,6 +224,37 @@ GCGC_API const char *gcgc_result_message(const gcgc_result *r, uint32_t i, gcgc_
 /* All diagnostics as one text, one `name:line:col: error: message` a line
  * (NUL-terminated; "" when there are none). */
 GCGC_API const char *gcgc_result_messages_text(const gcgc_result *r);
+
+/* ===================================================================== */
+/* 4. JSON Schema                                                         */
+/* ===================================================================== */
+
+/* JSON Schema (2020-12, with draft-04/06/07 spellings) in, GBNF out: the
+ * grammar of exactly the JSON texts that are valid instances, properties in
+ * schema order (docs/json-schema.md has the keywords and the limits). */
+typedef struct gcgc_schema_options {
+    int ws;                    /* 0: any RFC 8259 whitespace between tokens,
+                                  1: none (compact), 2: runs of at most ws_max    */
+    uint32_t ws_max;
+    bool lenient;              /* an unenforceable keyword is a warning and is
+                                  dropped (else an error naming it)               */
+    bool oneof_as_anyof;       /* overlapping oneOf branches accepted as anyOf    */
+} gcgc_schema_options;
+
+/* Converts a schema (len bytes of JSON). On GCG_OK *gbnf_out is a malloc'ed
+ * grammar with start rule "root"; else NULL. *messages_out (when not NULL)
+ * receives the errors and warnings, one `#/json/pointer: message` a line
+ * (malloc'ed, "" when none). GCG_ERR_FORMAT: invalid JSON or a keyword that
+ * cannot be enforced; GCG_ERR_LIMIT: a bound over a grammar limit. */
+GCGC_API gcg_status gcgc_schema_to_gbnf(const char *json, size_t len, const gcgc_schema_options *sopt,
+                                        char **gbnf_out, char **messages_out);
+
+/* Converts and compiles with gcgc_compile. When the conversion fails, *out
+ * is NULL and the messages are in *messages_out; otherwise *out is
+ * gcgc_compile's result (and *messages_out holds the conversion's warnings). */
+GCGC_API gcg_status gcgc_compile_schema(const gcgc_vocab *vocab, const char *json, size_t len,
+                                        const gcgc_schema_options *sopt, const gcgc_options *opt,
+                                        gcgc_result **out, char **messages_out);
 
 #ifdef __cplusplus
 }

@@ -29,6 +29,7 @@
 #include "gcg.h"
 #include "gcgc.h"
 #include "lr_report.h"
+#include "schema_cmd.h"
 #include "vocab.h"
 
 #define EXIT_ERRORS 1
@@ -48,6 +49,7 @@ static const char USAGE[] =
     "  check GRAMMAR.gbnf [options]                check a grammar, print statistics\n"
     "  vocab --tokenizer T.json -o MODEL.gcgv      prepare a vocabulary once, for\n"
     "                                              artifacts compiled with --vocab-ref\n"
+    "  schema SCHEMA.json [-o G.gbnf]              JSON Schema to GBNF (compile --schema)\n"
     "\n"
     "  gcgc COMMAND --help    options of a command\n"
     "  gcgc --version         print the version\n"
@@ -1077,6 +1079,7 @@ static const struct {
     {"compile", cmd_compile},
     {"check", cmd_check},
     {"vocab", cmd_vocab},
+    {"schema", gcgc_schema_cmd},
 };
 
 int main(int argc, char **argv)
@@ -1094,6 +1097,8 @@ int main(int argc, char **argv)
         printf("gcgc %s\n", GCG_VERSION_STRING);
         return 0;
     }
+    if (strcmp(cmd, "compile") == 0 && gcgc_schema_compile_wanted(argc - 2, argv + 2))
+        return gcgc_schema_compile_cmd(argc - 2, argv + 2);
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (strcmp(cmd, COMMANDS[i].name) == 0)
             return COMMANDS[i].run(argc - 2, argv + 2);

@@ -10,6 +10,7 @@
  *   5. introspection: sizes, certificate, statistics for benchmarks
  *   6. lazy grammars: free text until a trigger, then the grammar
  *   7. batches: the masks and commits of many matchers in one call
+ *   8. jump-forward: the bytes every continuation must start with
  *
  * Threading: an artifact is immutable once opened and may be shared by any
  * number of matchers on any number of threads. A matcher is used by one thread
@@ -471,6 +472,20 @@ GCG_API gcg_status gcg_batch_fill_masks(gcg_pool *pool, gcg_matcher *const *matc
  * gcg_batch_fill_masks; GCG_ERR_ARG for a NULL matcher row. */
 GCG_API gcg_status gcg_batch_commit(gcg_pool *pool, gcg_matcher *const *matchers, const uint32_t *tokens, size_t n,
                             gcg_status *status);
+
+/* ===================================================================== */
+/* 8. Jump-forward                                                        */
+/* ===================================================================== */
+
+/* The longest byte string every continuation of the committed text must
+ * start with: after `{"na` with a grammar whose only object has one
+ * property `name` (no whitespace), `me":`. Engines can commit it without
+ * running the model. Empty when the text is complete (EOS is allowed) or
+ * when two different bytes may come next, and after EOS. Writes at most
+ * `cap` bytes to buf and their count to *len; the matcher is unchanged.
+ * Costs up to 256 trial steps per byte: call it once per token, not per
+ * vocabulary entry. Allocates a private copy of the frontier. */
+gcg_status gcg_matcher_forced_bytes(gcg_matcher *m, uint8_t *buf, size_t cap, size_t *len);
 
 #ifdef __cplusplus
 }

@@ -87,6 +87,7 @@ static const char USAGE_MASK[] =
     "                      every token is allowed until a trigger fires\n"
     "  --budget N          with --lazy: after N free tokens, force the first trigger word\n"
     "                      or token (a reasoning budget)\n"
+    "  --forced            print the bytes every continuation must start with\n"
     "  -h, --help          this help\n"
     "\n"
     "exit status: 0 ok, 1 a token or the text is not allowed, or an artifact error,\n"
@@ -125,6 +126,7 @@ typedef struct cli_args {
     bool lazy;            /* --lazy        */
     const char *budget;   /* --budget N    */
     uint32_t budget_n;
+    bool forced;          /* mask --forced */
     bool help;
 } cli_args;
 
@@ -395,6 +397,8 @@ static int parse_option(const cmd_spec *spec, int argc, char **argv, int *i, cli
         a->help = true;
     else if (spec->mask_options && strcmp(arg, "--count") == 0)
         a->count = true;
+    else if (spec->mask_options && strcmp(arg, "--forced") == 0)
+        a->forced = true;
     else if (spec->mask_options && strcmp(arg, "--tokens") == 0)
         val = &a->tokens;
     else if (spec->mask_options && strcmp(arg, "--text") == 0)
@@ -629,7 +633,19 @@ static int mask_after(const gcg_artifact *art, const cli_args *a)
         fprintf(stderr, "gcg: mask: %s\n", gcg_status_str(st));
         rc = EXIT_ERRORS;
     }
-    if (rc == CONTINUE) {
+    uint8_t forced[4096];
+    size_t n_forced = 0;
+    if (rc == CONTINUE && a->forced && a->lazy) {
+        fprintf(stderr, "gcg: --forced works on a plain matcher, not with --lazy\n");
+        rc = EXIT_USAGE;
+    } else if (rc == CONTINUE && a->forced &&
+               gcg_matcher_forced_bytes(m.m, forced, sizeof forced, &n_forced) == GCG_OK) {
+        for (size_t i = 0; i < n_forced; i++) /* C-escaped, so the output is one line */
+            printf(forced[i] == '"' || forced[i] == '\\' ? "\\%c" : forced[i] >= 0x20 && forced[i] < 0x7f ? "%c"
+                   : "\\x%02x", forced[i]);
+        printf("\n");
+        rc = 0;
+    } else if (rc == CONTINUE) {
         print_mask(mask, gcg_artifact_vocab_size(art), a->count);
         rc = 0;
     }

@@ -1,0 +1,500 @@
+/*
+ * regex.c — ECMAScript pattern -> GBNF (see regex.h). A recursive-descent
+ * parser of ECMA-262 22.2.1 (Pattern) that writes GBNF as it goes: each atom
+ * becomes a parenthesized expression, each character class the JSON string
+ * unit of its code point set.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "regex.h"
+#include "schema_charset.h"
+
+#define LEN_INF UINT64_MAX
+
+/* Lengths (in characters) of the strings a part of the pattern matches. */
+typedef struct lens { uint64_t min, max; } lens;
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a == LEN_INF || b == LEN_INF || a + b < a ? LEN_INF : a + b;
+}
+
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+    if (a == 0 || b == 0)
+        return 0;
+    return a == LEN_INF || b == LEN_INF || a > LEN_INF / b ? LEN_INF : a * b;
+}
+
+typedef struct rx {
+    const unsigned char *s;
+    size_t n, i;
+    unsigned depth;
+    gcg_status st;
+    char *err;
+    size_t err_len;
+} rx;
+
+static void fail(rx *p, gcg_status st, const char *fmt, ...)
+{
+    if (p->st != GCG_OK)
+        return;
+    p->st = st;
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(p->err, p->err_len, "pattern offset %zu: %s", p->i, msg);
+}
+
+static bool at_end(const rx *p)
+{
+    return p->i >= p->n || p->st != GCG_OK;
+}
+
+static uint32_t peek(const rx *p)
+{
+    return p->i < p->n ? p->s[p->i] : 0;
+}
+
+/* Decodes one UTF-8 code point (invalid bytes are an error). */
+static uint32_t next_cp(rx *p)
+{
+    uint32_t b = p->s[p->i], need = 0, c;
+    if (b < 0x80)
+        c = b, need = 0;
+    else if ((b & 0xE0) == 0xC0)
+        c = b & 0x1F, need = 1;
+    else if ((b & 0xF0) == 0xE0)
+        c = b & 0x0F, need = 2;
+    else if ((b & 0xF8) == 0xF0)
+        c = b & 0x07, need = 3;
+    else {
+        fail(p, GCG_ERR_FORMAT, "invalid UTF-8");
+        return 0;
+    }
+    p->i++;
+    for (uint32_t k = 0; k < need; k++) {
+        if (p->i >= p->n || (p->s[p->i] & 0xC0) != 0x80) {
+            fail(p, GCG_ERR_FORMAT, "invalid UTF-8");
+            return 0;
+        }
+        c = c << 6 | (p->s[p->i++] & 0x3F);
+    }
+    return c;
+}
+
+static int hexval(uint32_t c)
+{
+    return c >= '0' && c <= '9' ? (int)(c - '0')
+         : c >= 'a' && c <= 'f' ? (int)(c - 'a' + 10)
+         : c >= 'A' && c <= 'F' ? (int)(c - 'A' + 10) : -1;
+}
+
+/* Exactly k hex digits. */
+static uint32_t hex_n(rx *p, unsigned k)
+{
+    uint32_t v = 0;
+    for (unsigned j = 0; j < k; j++) {
+        int h = p->i < p->n ? hexval(p->s[p->i]) : -1;
+        if (h < 0) {
+            fail(p, GCG_ERR_FORMAT, "expected %u hex digits", k);
+            return 0;
+        }
+        v = v << 4 | (uint32_t)h;
+        p->i++;
+    }
+    return v;
+}
+
+/* \d \w \s and their complements. */
+static bool class_escape(uint32_t c, cp_set *set)
+{
+    cp_set t = {0};
+    switch (c | 0x20) {
+    case 'd': cp_set_add(&t, '0', '9'); break;
+    case 'w':
+        cp_set_add(&t, '0', '9'), cp_set_add(&t, 'A', 'Z'), cp_set_add(&t, 'a', 'z');
+        cp_set_add(&t, '_', '_');
+        break;
+    case 's': /* WhiteSpace and LineTerminator, ECMA-262 12.2 and 12.3 */
+        cp_set_add(&t, 9, 13), cp_set_add(&t, ' ', ' '), cp_set_add(&t, 0xA0, 0xA0);
+        cp_set_add(&t, 0x1680, 0x1680), cp_set_add(&t, 0x2000, 0x200A);
+        cp_set_add(&t, 0x2028, 0x2029), cp_set_add(&t, 0x202F, 0x202F);
+        cp_set_add(&t, 0x205F, 0x205F), cp_set_add(&t, 0x3000, 0x3000);
+        cp_set_add(&t, 0xFEFF, 0xFEFF);
+        break;
+    default: return false;
+    }
+    if (c >= 'A' && c <= 'Z')
+        cp_set_complement(&t);
+    cp_set_add_set(set, &t);
+    cp_set_free(&t);
+    return true;
+}
+
+/* CharacterEscape after the backslash: one code point. \u{...} and a
+ * surrogate pair written as two \u escapes give one code point. */
+static uint32_t char_escape(rx *p, bool in_class)
+{
+    uint32_t c = next_cp(p);
+    switch (c) {
+    case 't': return 9;
+    case 'n': return 10;
+    case 'v': return 11;
+    case 'f': return 12;
+    case 'r': return 13;
+    case '0':
+        if (p->i < p->n && peek(p) >= '0' && peek(p) <= '9')
+            fail(p, GCG_ERR_FORMAT, "octal escapes are not allowed");
+        return 0;
+    case 'c': {
+        uint32_t l = p->i < p->n ? peek(p) : 0;
+        if (!((l | 0x20) >= 'a' && (l | 0x20) <= 'z')) {
+            fail(p, GCG_ERR_FORMAT, "\\c must be followed by a letter");
+            return 0;
+        }
+        p->i++;
+        return l % 32;
+    }
+    case 'x': return hex_n(p, 2);
+    case 'u': {
+        if (peek(p) == '{') {
+            p->i++;
+            uint32_t v = 0;
+            unsigned k = 0;
+            while (p->i < p->n && hexval(peek(p)) >= 0 && v <= CP_MAX)
+                v = v << 4 | (uint32_t)hexval(p->s[p->i++]), k++;
+            if (k == 0 || peek(p) != '}' || v > CP_MAX)
+                fail(p, GCG_ERR_FORMAT, "bad \\u{...} escape");
+            p->i++;
+            return v;
+        }
+        uint32_t v = hex_n(p, 4);
+        if (v >= 0xD800 && v <= 0xDBFF && p->i + 6 <= p->n && p->s[p->i] == '\\' && p->s[p->i + 1] == 'u') {
+            size_t save = p->i;
+            p->i += 2;
+            uint32_t lo = hex_n(p, 4);
+            if (p->st == GCG_OK && lo >= 0xDC00 && lo <= 0xDFFF)
+                return 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
+            p->i = save;
+        }
+        if (v >= 0xD800 && v <= 0xDFFF)
+            fail(p, GCG_ERR_FORMAT, "lone surrogate \\u%04X", v);
+        return v;
+    }
+    case '-':
+        if (!in_class)
+            fail(p, GCG_ERR_FORMAT, "\\- outside a class");
+        return c;
+    default:
+        if (c >= '1' && c <= '9')
+            fail(p, GCG_ERR_FORMAT, "backreferences are not supported");
+        else if (c == 'b' && in_class)
+            return 8;
+        else if (c == 'b' || c == 'B')
+            fail(p, GCG_ERR_FORMAT, "word boundary \\%c is not supported", (char)c);
+        else if (c == 'k')
+            fail(p, GCG_ERR_FORMAT, "backreferences are not supported");
+        else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z')
+            fail(p, GCG_ERR_FORMAT, "unknown escape \\%c", (char)c);
+        else if (c >= '0' && c <= '9')
+            fail(p, GCG_ERR_FORMAT, "unknown escape \\%c", (char)c);
+        return c;
+    }
+}
+
+/* ClassAtom: one code point into *c, or a class escape added to set (returns false). */
+static bool class_atom(rx *p, cp_set *set, uint32_t *c)
+{
+    uint32_t ch = next_cp(p);
+    if (ch != '\\') {
+        *c = ch;
+        return true;
+    }
+    if (p->i >= p->n) {
+        fail(p, GCG_ERR_FORMAT, "pattern ends after \\");
+        return false;
+    }
+    if (class_escape(peek(p), set)) {
+        p->i++;
+        return false;
+    }
+    *c = char_escape(p, true);
+    return true;
+}
+
+/* CharacterClass -> "[" ["^"] ClassRanges "]" */
+static void char_class(rx *p, cp_set *set)
+{
+    bool neg = peek(p) == '^';
+    if (neg)
+        p->i++;
+    while (!at_end(p) && peek(p) != ']') {
+        uint32_t lo, hi;
+        if (!class_atom(p, set, &lo))
+            continue;
+        if (peek(p) == '-' && p->i + 1 < p->n && p->s[p->i + 1] != ']') {
+            p->i++;
+            cp_set tmp = {0};
+            bool single = class_atom(p, &tmp, &hi);
+            cp_set_free(&tmp);
+            if (!single)
+                fail(p, GCG_ERR_FORMAT, "class escape as a range end");
+            else if (hi < lo)
+                fail(p, GCG_ERR_FORMAT, "range out of order in class");
+            cp_set_add(set, lo, hi);
+        } else {
+            cp_set_add(set, lo, lo);
+        }
+    }
+    if (peek(p) != ']' || p->i >= p->n)
+        fail(p, GCG_ERR_FORMAT, "unterminated character class");
+    p->i++;
+    if (neg)
+        cp_set_complement(set);
+    cp_set_normalize(set);
+}
+
+static void emit_set(rx *p, cp_set *set, gcg_buf *out)
+{
+    cp_set_normalize(set);
+    if (!cp_set_json_unit(set, out))
+        gcg_buf_puts(out, "[^\\x00-\\U0010FFFF]"); /* matches nothing */
+    if (set->oom)
+        fail(p, GCG_ERR_NOMEM, "out of memory");
+}
+
+static lens alternation(rx *p, gcg_buf *out, bool top, const char *any_char);
+
+/* Group -> "(" [ "?:" | "?<name>" ] Disjunction ")" */
+static lens group(rx *p, gcg_buf *out, const char *any_char)
+{
+    lens l = {0, 0};
+    if (peek(p) == '?') {
+        p->i++;
+        uint32_t k = peek(p);
+        if (k == ':')
+            p->i++;
+        else if (k == '<' && p->i + 1 < p->n && p->s[p->i + 1] != '=' && p->s[p->i + 1] != '!') {
+            while (p->i < p->n && peek(p) != '>')
+                p->i++;
+            p->i++;
+        } else {
+            fail(p, GCG_ERR_FORMAT, "lookaround assertions are not supported");
+            return l;
+        }
+    }
+    if (++p->depth > GCG_REGEX_MAX_DEPTH) {
+        fail(p, GCG_ERR_LIMIT, "groups nested deeper than %u", GCG_REGEX_MAX_DEPTH);
+        return l;
+    }
+    gcg_buf_puts(out, "( ");
+    l = alternation(p, out, false, any_char);
+    gcg_buf_puts(out, " )");
+    p->depth--;
+    if (peek(p) != ')' || p->i >= p->n)
+        fail(p, GCG_ERR_FORMAT, "missing )");
+    p->i++;
+    return l;
+}
+
+/* Atom -> "." | "(" ... ")" | "[" ... "]" | "\" AtomEscape | PatternCharacter */
+static lens atom(rx *p, gcg_buf *out, const char *any_char)
+{
+    uint32_t c = next_cp(p);
+    cp_set set = {0};
+    switch (c) {
+    case '(': return group(p, out, any_char);
+    case '[': char_class(p, &set); break;
+    case '.': cp_set_add(&set, 10, 10), cp_set_add(&set, 13, 13), cp_set_add(&set, 0x2028, 0x2029);
+              cp_set_complement(&set);
+              break;
+    case '\\':
+        if (p->i >= p->n) {
+            fail(p, GCG_ERR_FORMAT, "pattern ends after \\");
+            break;
+        }
+        if (class_escape(peek(p), &set))
+            p->i++;
+        else
+            c = char_escape(p, false), cp_set_add(&set, c, c);
+        break;
+    case '*': case '+': case '?':
+        fail(p, GCG_ERR_FORMAT, "nothing to repeat");
+        break;
+    case ')': case ']':
+        fail(p, GCG_ERR_FORMAT, "unbalanced %c", (char)c);
+        break;
+    default: cp_set_add(&set, c, c);
+    }
+    if (p->st == GCG_OK)
+        emit_set(p, &set, out);
+    cp_set_free(&set);
+    return (lens){1, 1};
+}
+
+/* Decimal digits; false when there are none. */
+static bool number(rx *p, uint32_t *v)
+{
+    size_t start = p->i;
+    uint64_t x = 0;
+    while (p->i < p->n && peek(p) >= '0' && peek(p) <= '9') {
+        x = x * 10 + (peek(p) - '0');
+        if (x > UINT32_MAX - 1)
+            x = UINT32_MAX - 1;
+        p->i++;
+    }
+    *v = (uint32_t)x;
+    return p->i > start;
+}
+
+/* Quantifier -> ("*" | "+" | "?" | "{" m ["," [n]] "}") ["?"]; a "{" that
+ * does not start one is a literal (Annex B). Returns false when none. */
+static bool quantifier(rx *p, uint32_t *min, uint32_t *max)
+{
+    uint32_t c = peek(p);
+    if (p->i >= p->n)
+        return false;
+    if (c == '*' || c == '+' || c == '?') {
+        p->i++;
+        *min = c == '+';
+        *max = c == '?' ? 1 : UINT32_MAX;
+    } else if (c == '{') {
+        size_t save = p->i++;
+        if (!number(p, min)) {
+            p->i = save;
+            return false;
+        }
+        *max = *min;
+        if (peek(p) == ',') {
+            p->i++;
+            if (!number(p, max))
+                *max = UINT32_MAX;
+        }
+        if (peek(p) != '}' || p->i >= p->n) {
+            p->i = save;
+            return false;
+        }
+        p->i++;
+        if (*max < *min)
+            fail(p, GCG_ERR_FORMAT, "numbers out of order in {} quantifier");
+    } else {
+        return false;
+    }
+    if (peek(p) == '?' && p->i < p->n)
+        p->i++; /* lazy: same language */
+    uint32_t big = *max != UINT32_MAX ? *max : *min;
+    if (big > GCG_REGEX_MAX_REPEAT)
+        fail(p, GCG_ERR_LIMIT, "repetition count %u over the limit %u", big, GCG_REGEX_MAX_REPEAT);
+    return true;
+}
+
+static void repeat_suffix(gcg_buf *out, uint32_t min, uint32_t max)
+{
+    if (min == 0 && max == UINT32_MAX)
+        gcg_buf_puts(out, "*");
+    else if (min == 1 && max == UINT32_MAX)
+        gcg_buf_puts(out, "+");
+    else if (min == 0 && max == 1)
+        gcg_buf_puts(out, "?");
+    else if (max == UINT32_MAX)
+        gcg_buf_printf(out, "{%u,}", min);
+    else if (min == max)
+        gcg_buf_printf(out, "{%u}", min);
+    else
+        gcg_buf_printf(out, "{%u,%u}", min, max);
+}
+
+/* Alternative -> { Term }, Term -> Atom [Quantifier]. At top level a leading
+ * "^" and a trailing "$" anchor the alternative; elsewhere they are errors. */
+static lens sequence(rx *p, gcg_buf *out, bool top, const char *any_char)
+{
+    bool anchored_start = false, anchored_end = false;
+    lens l = {0, 0};
+    if (top && peek(p) == '^' && p->i < p->n) {
+        p->i++;
+        anchored_start = true;
+    }
+    if (top && !anchored_start)
+        gcg_buf_printf(out, "%s* ", any_char);
+    gcg_buf_puts(out, "(");
+    while (!at_end(p) && peek(p) != '|' && peek(p) != ')') {
+        uint32_t c = peek(p);
+        if (c == '$' && top) {
+            p->i++;
+            if (!at_end(p) && peek(p) != '|')
+                fail(p, GCG_ERR_FORMAT, "$ is supported only at the end of an alternative");
+            anchored_end = true;
+            break;
+        }
+        if (c == '^' || c == '$') {
+            fail(p, GCG_ERR_FORMAT, "%c is supported only at the start/end of a top-level alternative",
+                 (char)c);
+            break;
+        }
+        gcg_buf item = {0};
+        lens a = atom(p, &item, any_char);
+        uint32_t min, max;
+        gcg_buf_puts(out, " ");
+        bool q = quantifier(p, &min, &max);
+        if (q)
+            a = (lens){mul_sat(a.min, min), max == UINT32_MAX ? (a.max ? LEN_INF : 0) : mul_sat(a.max, max)};
+        l = (lens){add_sat(l.min, a.min), add_sat(l.max, a.max)};
+        if (q) {
+            gcg_buf_puts(out, "(");
+            gcg_buf_putn(out, item.s ? item.s : "", item.len);
+            gcg_buf_puts(out, ")");
+            repeat_suffix(out, min, max);
+        } else {
+            gcg_buf_putn(out, item.s ? item.s : "", item.len);
+        }
+        out->oom |= item.oom;
+        gcg_buf_free(&item);
+    }
+    gcg_buf_puts(out, " )");
+    if (top && !anchored_end)
+        gcg_buf_printf(out, " %s*", any_char);
+    if (top && (!anchored_start || !anchored_end))
+        l.max = LEN_INF;
+    return l;
+}
+
+/* Disjunction -> Alternative { "|" Alternative } */
+static lens alternation(rx *p, gcg_buf *out, bool top, const char *any_char)
+{
+    lens l = sequence(p, out, top, any_char);
+    while (!at_end(p) && peek(p) == '|') {
+        p->i++;
+        gcg_buf_puts(out, " | ");
+        lens m = sequence(p, out, top, any_char);
+        l = (lens){m.min < l.min ? m.min : l.min, m.max > l.max ? m.max : l.max};
+    }
+    return l;
+}
+
+gcg_status gcg_regex_to_gbnf(const char *pat, size_t len, const char *any_char, gcg_buf *out, char *err,
+                             size_t err_len, uint64_t *min_len, uint64_t *max_len)
+{
+    char dummy[1];
+    rx p = {(const unsigned char *)pat, len, 0, 0, GCG_OK, err ? err : dummy, err ? err_len : 1};
+    gcg_buf tmp = {0};
+    gcg_buf_puts(&tmp, "( ");
+    lens l = alternation(&p, &tmp, true, any_char);
+    if (min_len)
+        *min_len = l.min;
+    if (max_len)
+        *max_len = l.max;
+    gcg_buf_puts(&tmp, " )");
+    if (p.st == GCG_OK && p.i < p.n)
+        fail(&p, GCG_ERR_FORMAT, "unbalanced )");
+    if (tmp.oom)
+        fail(&p, GCG_ERR_NOMEM, "out of memory");
+    if (p.st == GCG_OK)
+        gcg_buf_putn(out, tmp.s, tmp.len);
+    gcg_buf_free(&tmp);
+    return p.st;
+}

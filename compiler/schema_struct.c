@@ -1,0 +1,518 @@
+/*
+ * schema_struct.c — objects and arrays for the JSON Schema converter.
+ *
+ * Objects: the named properties in schema order, each present or (when not
+ * required) absent, then the additional properties. With F_i = "the
+ * members from property i on, none written yet" and R_i = "the members
+ * from property i on, after at least one": F_i = kv_i R_{i+1} | F_{i+1}
+ * (the second only when i is optional) and R_i = ("," kv_i)? R_{i+1}, which
+ * is linear in the number of properties. Additional keys are the strings
+ * that are not property names: a trie of the names, where each node either
+ * ends the key (when it is not a name), leaves the trie on a character no
+ * child has, or follows a child.
+ *
+ * Arrays: prefixItems (items as an array in drafts before 2020-12), then
+ * items (additionalItems before 2020-12), within minItems..maxItems.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "regex.h"
+#include "schema_charset.h"
+#include "schema_internal.h"
+
+/* Every member and element is followed by its whitespace, and a separator is
+ * "," then whitespace: the parser then knows at "," or the closing bracket
+ * which way to go, with no LR conflict on whitespace. */
+#define COMMA " \",\" " SX_WS " "
+#define TRAIL " " SX_WS
+
+/* ---- keys that are not property names ------------------------------------ */
+
+typedef struct trie {
+    uint32_t *cp;        /* child code points          */
+    struct trie **kid;
+    uint32_t n;
+    bool terminal;
+} trie;
+
+static void trie_free(trie *t)
+{
+    if (!t)
+        return;
+    for (uint32_t i = 0; i < t->n; i++)
+        trie_free(t->kid[i]);
+    free(t->cp);
+    free(t->kid);
+    free(t);
+}
+
+static uint32_t next_cp(const unsigned char *s, size_t *i)
+{
+    uint32_t b = s[*i], c, need;
+    if (b < 0x80)
+        c = b, need = 0;
+    else if ((b & 0xE0) == 0xC0)
+        c = b & 0x1F, need = 1;
+    else if ((b & 0xF0) == 0xE0)
+        c = b & 0x0F, need = 2;
+    else
+        c = b & 0x07, need = 3;
+    (*i)++;
+    for (uint32_t k = 0; k < need && s[*i]; k++)
+        c = c << 6 | (s[(*i)++] & 0x3F);
+    return c;
+}
+
+static bool trie_add(trie *t, const char *name)
+{
+    const unsigned char *s = (const unsigned char *)name;
+    for (size_t i = 0; s[i];) {
+        uint32_t c = next_cp(s, &i), k;
+        for (k = 0; k < t->n && t->cp[k] != c; k++)
+            ;
+        if (k == t->n) {
+            uint32_t *cp = realloc(t->cp, (t->n + 1) * sizeof *cp);
+            if (cp)
+                t->cp = cp;
+            trie **kid = realloc(t->kid, (t->n + 1) * sizeof *kid);
+            if (kid)
+                t->kid = kid;
+            trie *nt = calloc(1, sizeof *nt);
+            if (!cp || !kid || !nt) {
+                free(nt);
+                return false;
+            }
+            t->cp[k] = c;
+            t->kid[k] = nt;
+            t->n++;
+        }
+        t = t->kid[k];
+    }
+    t->terminal = true;
+    return true;
+}
+
+/* The rule for the rest of a key after reaching node t. */
+static const char *trie_rule(sctx *c, const trie *t, const char *base)
+{
+    gcg_buf b = {0};
+    bool any = false;
+    if (!t->terminal)
+        gcg_buf_puts(&b, "\"\\\"\""), any = true;
+    cp_set out = {0};
+    for (uint32_t i = 0; i < t->n; i++)
+        cp_set_add(&out, t->cp[i], t->cp[i]);
+    cp_set_complement(&out);
+    gcg_buf_puts(&b, any ? " | " : "");
+    cp_set_json_unit(&out, &b);
+    gcg_buf_puts(&b, " " SX_STRING_REST);
+    cp_set_free(&out);
+    for (uint32_t i = 0; i < t->n; i++) {
+        const char *kid = trie_rule(c, t->kid[i], base);
+        cp_set one = {0};
+        cp_set_add(&one, t->cp[i], t->cp[i]);
+        gcg_buf_puts(&b, " | ");
+        cp_set_json_unit(&one, &b);
+        gcg_buf_printf(&b, " %s", kid ? kid : SX_STRING);
+        cp_set_free(&one);
+    }
+    const char *name = b.oom ? NULL : sx_helper(c, base, "key", b.s);
+    gcg_buf_free(&b);
+    return name;
+}
+
+/* "\"" + any key but these names. */
+static void other_key(sctx *c, json_t *names, const char *base, gcg_buf *out)
+{
+    if (json_array_size(names) == 0) {
+        gcg_buf_puts(out, SX_STRING);
+        return;
+    }
+    trie *root = calloc(1, sizeof *root);
+    size_t i;
+    json_t *n;
+    bool ok = root != NULL;
+    json_array_foreach(names, i, n) ok = ok && trie_add(root, json_string_value(n));
+    const char *r = ok ? trie_rule(c, root, base) : NULL;
+    if (!r)
+        sx_error(c, GCG_ERR_NOMEM, "", "out of memory");
+    else
+        gcg_buf_printf(out, "( \"\\\"\" %s )", r);
+    trie_free(root);
+}
+
+/* ---- objects ------------------------------------------------------------- */
+
+static bool count_kw(sctx *c, json_t *s, const char *kw, const char *ptr, uint64_t *v)
+{
+    json_t *j = json_object_get(s, kw);
+    if (!j)
+        return false;
+    if (!json_is_integer(j) && !(json_is_real(j) && json_real_value(j) == (double)(int64_t)json_real_value(j))) {
+        sx_error(c, GCG_ERR_FORMAT, ptr, "\"%s\" must be a non-negative integer", kw);
+        return false;
+    }
+    double d = json_number_value(j);
+    *v = d < 0 ? 0 : d > 4e9 ? 4000000000u : (uint64_t)d;
+    return true;
+}
+
+/* min..max repetitions of `item` separated by commas (max UINT64_MAX: no
+ * end), as a sequence that may be empty when min is 0. */
+static bool separated(sctx *c, const char *ptr, const char *item, uint64_t min, uint64_t max, gcg_buf *out)
+{
+    uint64_t big = max != UINT64_MAX ? max : min;
+    if (big > GCG_REGEX_MAX_REPEAT + 1) {
+        sx_error(c, GCG_ERR_LIMIT, ptr, "count bound %llu over the grammar's repetition limit %u",
+                 (unsigned long long)big, GCG_REGEX_MAX_REPEAT);
+        return false;
+    }
+    if (max == 0)
+        return true;
+    gcg_buf_printf(out, "%s%s" TRAIL " ( " COMMA "%s" TRAIL " )", min == 0 ? "( " : "", item, item);
+    uint64_t lo = min ? min - 1 : 0;
+    if (max == UINT64_MAX)
+        gcg_buf_printf(out, lo == 0 ? "*" : lo == 1 ? "+" : "{%llu,}", (unsigned long long)lo);
+    else
+        gcg_buf_printf(out, "{%llu,%llu}", (unsigned long long)lo, (unsigned long long)(max - 1));
+    if (min == 0)
+        gcg_buf_puts(out, " )?");
+    return true;
+}
+
+typedef struct member { const char *name; const char *value; bool required; } member;
+
+/* Key and value of the additional members into *kv; false when none are allowed. */
+static bool additional(sctx *c, json_t *s, const char *ptr, json_t *names, const char *base, gcg_buf *kv)
+{
+    json_t *addl = json_object_get(s, "additionalProperties");
+    if (!addl)
+        addl = json_object_get(s, "unevaluatedProperties");
+    json_t *pp = json_object_get(s, "patternProperties"), *pn = json_object_get(s, "propertyNames");
+    bool has_pp = json_is_object(pp) && json_object_size(pp) > 0;
+    if (has_pp) {
+        /* exactly supported: no named properties and nothing else additional */
+        const char *k;
+        json_t *v, *first = NULL;
+        bool same = true;
+        json_object_foreach(pp, k, v) same &= !first || json_equal(first, v), first = first ? first : v;
+        if (json_array_size(names) > 0 || !json_is_false(addl) || !same || pn) {
+            char *p = sx_ptr(ptr, "patternProperties");
+            sx_unsupported(c, p, "patternProperties",
+                           "supported only alone: no properties, additionalProperties false, one value schema");
+            free(p);
+            return false;
+        }
+        gcg_buf key = {0};
+        bool firstk = true;
+        json_object_foreach(pp, k, v) {
+            char err[300];
+            gcg_buf_puts(&key, firstk ? "\"\\\"\" ( " : " | ");
+            gcg_status st = gcg_regex_to_gbnf(k, strlen(k), SX_CHAR, &key, err, sizeof err, NULL, NULL);
+            if (st != GCG_OK) {
+                char *p = sx_ptr(ptr, "patternProperties");
+                sx_error(c, st, p, "%s", err);
+                free(p);
+            }
+            firstk = false;
+        }
+        gcg_buf_puts(&key, " ) \"\\\"\"");
+        char *vp = sx_ptr(ptr, "patternProperties");
+        char *vp2 = vp ? sx_ptr(vp, json_object_iter_key(json_object_iter(pp))) : NULL;
+        const char *val = json_is_false(first) ? NULL : sx_rule(c, first, vp2 ? vp2 : ptr);
+        free(vp);
+        free(vp2);
+        if (val && !key.oom)
+            gcg_buf_printf(kv, "%s " SX_WS " \":\" " SX_WS " %s" TRAIL, key.s, val);
+        gcg_buf_free(&key);
+        return val != NULL;
+    }
+    if (json_is_false(addl))
+        return false;
+    char *ap = sx_ptr(ptr, "additionalProperties");
+    const char *val = !addl || json_is_true(addl) ? SX_VALUE : sx_rule(c, addl, ap);
+    free(ap);
+    if (!val)
+        return false;
+    if (pn && !json_is_true(pn)) {
+        char *np = sx_ptr(ptr, "propertyNames");
+        if (json_array_size(names) > 0) {
+            sx_unsupported(c, np, "propertyNames", "supported only without named properties");
+            free(np);
+            return false;
+        }
+        json_t *str = json_pack("{s:s}", "type", "string");
+        json_t *m = json_is_object(pn) ? json_pack("{s:[OO]}", "allOf", pn, str) : json_incref(pn);
+        const char *key = json_is_false(m) ? NULL : sx_rule(c, m, np);
+        json_decref(m);
+        json_decref(str);
+        free(np);
+        if (!key)
+            return false;
+        gcg_buf_printf(kv, "%s " SX_WS " \":\" " SX_WS " %s" TRAIL, key, val);
+        return true;
+    }
+    other_key(c, names, base, kv);
+    gcg_buf_printf(kv, " " SX_WS " \":\" " SX_WS " %s" TRAIL, val);
+    return true;
+}
+
+/* The named members in schema order, then required names not in properties. */
+static member *named_members(sctx *c, json_t *s, const char *ptr, json_t *names, uint32_t *n)
+{
+    json_t *props = json_object_get(s, "properties"), *req = json_object_get(s, "required");
+    json_t *addl = json_object_get(s, "additionalProperties");
+    size_t cap = json_object_size(props) + json_array_size(req) + 1;
+    member *m = calloc(cap, sizeof *m);
+    *n = 0;
+    if (!m)
+        return NULL;
+    const char *k;
+    json_t *v;
+    json_object_foreach(props, k, v) {
+        bool required = false;
+        size_t i;
+        json_t *r;
+        json_array_foreach(req, i, r) required |= json_is_string(r) && !strcmp(json_string_value(r), k);
+        json_array_append_new(names, json_string(k));
+        char *p = sx_ptr(ptr, "properties");
+        char *pp = p ? sx_ptr(p, k) : NULL;
+        if (sx_unsatisfiable(c, v)) {
+            if (required)
+                sx_error(c, GCG_ERR_FORMAT, pp, "required property with schema false: no instance is valid");
+        } else {
+            const char *rule = sx_rule(c, v, pp ? pp : ptr);
+            if (rule)
+                m[(*n)++] = (member){k, rule, required};
+        }
+        free(p);
+        free(pp);
+    }
+    size_t i;
+    json_t *r;
+    json_array_foreach(req, i, r) {
+        if (!json_is_string(r) || json_object_get(props, json_string_value(r)))
+            continue;
+        /* required but not described: its value follows additionalProperties */
+        if (json_is_false(addl) || json_object_get(s, "patternProperties")) {
+            char *p = sx_ptr_index(ptr, "required", i);
+            if (json_is_false(addl))
+                sx_error(c, GCG_ERR_FORMAT, p, "required property \"%s\" is not allowed: no instance is valid",
+                         json_string_value(r));
+            else
+                sx_unsupported(c, p, "required", "required names outside properties with patternProperties");
+            free(p);
+            continue;
+        }
+        char *ap = sx_ptr(ptr, "additionalProperties");
+        const char *rule = !addl || json_is_true(addl) ? SX_VALUE : sx_rule(c, addl, ap);
+        free(ap);
+        json_array_append(names, r);
+        if (rule)
+            m[(*n)++] = (member){json_string_value(r), rule, true};
+    }
+    return m;
+}
+
+static void member_text(const member *m, gcg_buf *out)
+{
+    sx_string_literal(m->name, strlen(m->name), out);
+    gcg_buf_printf(out, " " SX_WS " \":\" " SX_WS " %s" TRAIL, m->value);
+}
+
+/* min/maxProperties against named members: only when they cannot bind. */
+static bool counts_hold(sctx *c, json_t *s, const char *ptr, const member *m, uint32_t n, bool addl,
+                        uint64_t *min, uint64_t *max)
+{
+    bool has_min = count_kw(c, s, "minProperties", ptr, min), has_max = count_kw(c, s, "maxProperties", ptr, max);
+    if (!has_min)
+        *min = 0;
+    if (!has_max)
+        *max = UINT64_MAX;
+    if (n == 0)
+        return true;
+    uint32_t req = 0;
+    for (uint32_t i = 0; i < n; i++)
+        req += m[i].required;
+    /* at least one member: the member list is not optional (handled by the caller) */
+    bool min_ok = *min <= req || *min == 1;
+    bool max_ok = *max == UINT64_MAX || (!addl && *max >= n);
+    if (min_ok && max_ok)
+        return true;
+    bool err = sx_unsupported(c, ptr, !min_ok ? "minProperties" : "maxProperties",
+                              "a property count that binds beside named properties is not supported");
+    if (!min_ok)
+        *min = 0;
+    *max = UINT64_MAX;
+    return !err;
+}
+
+void sx_object_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
+{
+    json_t *names = json_array();
+    uint32_t n;
+    member *m = named_members(c, s, ptr, names, &n);
+    char *base = sx_rule_name_for(ptr);
+    gcg_buf kv = {0};
+    bool addl = additional(c, s, ptr, names, base ? base : "root", &kv);
+    uint64_t min, max;
+    if (!m || !counts_hold(c, s, ptr, m, n, addl, &min, &max) || c->st != GCG_OK)
+        goto done;
+    const char *akv = addl ? sx_helper(c, base, "additional", kv.s) : NULL;
+    if (n == 0) {
+        gcg_buf_puts(out, "\"{\" " SX_WS " ");
+        if (akv) {
+            gcg_buf_puts(out, "( ");
+            separated(c, ptr, akv, min ? min : 1, max, out);
+            gcg_buf_puts(out, " )");
+            if (min == 0)
+                gcg_buf_puts(out, "?");
+        } else if (min > 0) {
+            sx_error(c, GCG_ERR_FORMAT, ptr, "minProperties > 0 with no property allowed");
+        }
+        gcg_buf_puts(out, " \"}\"");
+        goto done;
+    }
+    /* S_i: the next member is property i, or (when i is optional) a later
+     * one; S_n: an additional member. T_i: what follows member i-1: "," and
+     * S_i, or the end when no property from i on is required. */
+    sx_decl *S = calloc(n + 1, sizeof *S), *T = calloc(n + 2, sizeof *T);
+    bool *req_after = calloc(n + 1, sizeof *req_after);
+    if (!S || !T || !req_after)
+        goto objects_done;
+    for (uint32_t i = n; i-- > 0;)
+        req_after[i] = req_after[i + 1] || m[i].required;
+    char sfx[32];
+    for (uint32_t i = 0; i <= n + 1; i++) {
+        if (i <= n && (i < n || akv)) {
+            snprintf(sfx, sizeof sfx, "from%u", i);
+            S[i] = sx_declare(c, base, sfx);
+        }
+        if (i >= 1 && (i <= n || akv)) {
+            snprintf(sfx, sizeof sfx, "next%u", i);
+            T[i] = sx_declare(c, base, sfx);
+        }
+    }
+    gcg_buf b = {0};
+    for (uint32_t i = 0; i <= n; i++) {
+        gcg_buf_free(&b);
+        if (i < n) {
+            member_text(&m[i], &b);
+            gcg_buf_printf(&b, " %s", T[i + 1].name);
+            if (!m[i].required && S[i + 1].name)
+                gcg_buf_printf(&b, " | %s", S[i + 1].name);
+        } else if (akv) {
+            gcg_buf_printf(&b, "%s %s", akv, T[n + 1].name);
+        }
+        if (S[i].name)
+            sx_define(c, S[i], b.s);
+    }
+    for (uint32_t i = 1; i <= n + (akv != NULL); i++) {
+        gcg_buf_free(&b);
+        uint32_t next = i <= n ? i : n; /* after an additional member: another one */
+        if (S[next].name)
+            gcg_buf_printf(&b, "\",\" " SX_WS " %s", S[next].name);
+        if (i > n || !req_after[i])
+            gcg_buf_puts(&b, b.len ? " | \"\"" : "\"\"");
+        sx_define(c, T[i], b.s);
+    }
+    gcg_buf_free(&b);
+    bool empty_ok = !req_after[0] && min == 0;
+    gcg_buf_printf(out, "\"{\" " SX_WS " %s%s \"}\"", S[0].name, empty_ok ? "?" : "");
+objects_done:
+    free(S);
+    free(T);
+    free(req_after);
+done:
+    gcg_buf_free(&kv);
+    free(base);
+    free(m);
+    json_decref(names);
+}
+
+/* ---- arrays -------------------------------------------------------------- */
+
+void sx_array_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
+{
+    json_t *prefix = json_object_get(s, "prefixItems"), *rest = json_object_get(s, "items");
+    const char *rest_kw = "items";
+    if (!prefix && json_is_array(rest)) {
+        prefix = rest;
+        rest = json_object_get(s, "additionalItems");
+        rest_kw = "additionalItems";
+    }
+    if (!rest && json_object_get(s, "unevaluatedItems") && !prefix)
+        rest = json_object_get(s, "unevaluatedItems");
+    uint64_t min = 0, max = UINT64_MAX;
+    count_kw(c, s, "minItems", ptr, &min);
+    count_kw(c, s, "maxItems", ptr, &max);
+    size_t k = json_array_size(prefix);
+    const char **e = calloc(k + 1, sizeof *e);
+    const char *pkw = json_object_get(s, "prefixItems") ? "prefixItems" : "items";
+    for (size_t i = 0; i < k && e; i++) {
+        json_t *sub = json_array_get(prefix, i);
+        if (json_is_false(sub)) {
+            if (max > i)
+                max = i;
+            break;
+        }
+        char *p = sx_ptr_index(ptr, pkw, i);
+        e[i] = sx_rule(c, sub, p);
+        free(p);
+    }
+    const char *item = NULL;
+    if (json_is_false(rest)) {
+        if (max > k)
+            max = k;
+    } else {
+        char *p = sx_ptr(ptr, rest_kw);
+        item = !rest || json_is_true(rest) ? SX_VALUE : sx_rule(c, rest, p);
+        free(p);
+    }
+    if (c->st != GCG_OK || !e)
+        goto done;
+    if (min > max) {
+        sx_error(c, GCG_ERR_FORMAT, ptr, "minItems > maxItems: no array is valid");
+        goto done;
+    }
+    gcg_buf_puts(out, "\"[\" " SX_WS " ");
+    if (max > 0) {
+        gcg_buf_puts(out, "( ");
+        /* positions 0..k-1 nested, each further one optional once min is met */
+        size_t opened = 0;
+        size_t i;
+        for (i = 0; i < k && i < max; i++) {
+            bool optional = i >= min;
+            if (i > 0) /* position 0 is optional through the whole body's "?" */
+                gcg_buf_puts(out, optional ? "( " COMMA : COMMA);
+            gcg_buf_puts(out, e[i]);
+            gcg_buf_puts(out, TRAIL " ");
+            opened += i > 0 && optional;
+        }
+        if (i == k && max > k && item) {
+            uint64_t lo = min > k ? min - k : 0, hi = max == UINT64_MAX ? UINT64_MAX : max - k;
+            if (k == 0) {
+                separated(c, ptr, item, lo ? lo : 1, hi, out);
+            } else {
+                gcg_buf_printf(out, "( " COMMA "%s" TRAIL " )", item);
+                if (hi == UINT64_MAX)
+                    gcg_buf_printf(out, lo == 0 ? "*" : lo == 1 ? "+" : "{%llu,}", (unsigned long long)lo);
+                else if (hi > GCG_REGEX_MAX_REPEAT)
+                    sx_error(c, GCG_ERR_LIMIT, ptr, "maxItems over the grammar's repetition limit %u",
+                             GCG_REGEX_MAX_REPEAT);
+                else
+                    gcg_buf_printf(out, "{%llu,%llu}", (unsigned long long)lo, (unsigned long long)hi);
+            }
+        } else if (k == 0) {
+            sx_error(c, GCG_ERR_FORMAT, ptr, "no items allowed but minItems > 0");
+        }
+        for (size_t j = 0; j < opened; j++)
+            gcg_buf_puts(out, " )?");
+        gcg_buf_printf(out, " )%s", min == 0 ? "?" : "");
+    }
+    gcg_buf_puts(out, " \"]\"");
+done:
+    free(e);
+}

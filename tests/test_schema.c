@@ -1,0 +1,359 @@
+/*
+ * test_schema.c — the JSON Schema converter, keyword by keyword: each schema
+ * is compiled (single-byte vocabulary, byte-level matching) and must accept
+ * exactly the listed valid instances and reject the invalid ones; a few
+ * grammars are compared with their exact expected text; keywords that cannot
+ * be enforced are errors naming the keyword and its JSON pointer, warnings
+ * under lenient.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcg.h"
+#include "gcgc.h"
+
+/* The artifact for a schema, or NULL with *msgs holding the messages. */
+static gcg_artifact *compile_opt(const char *schema, const gcgc_schema_options *so, char **msgs)
+{
+    gcgc_options o;
+    gcgc_options_default(&o);
+    o.no_automaton = true;
+    gcgc_result *r = NULL;
+    char *m = NULL;
+    gcg_status st = gcgc_compile_schema(NULL, schema, strlen(schema), so, &o, &r, &m);
+    gcg_artifact *art = NULL;
+    if (st == GCG_OK) {
+        size_t size;
+        const uint8_t *bytes = gcgc_result_artifact(r, &size);
+        ck_assert_int_eq(gcg_artifact_open_memory(bytes, size, &art, NULL), GCG_OK);
+    } else if (r) {
+        fprintf(stderr, "%s", gcgc_result_messages_text(r));
+    }
+    gcgc_result_free(r);
+    if (msgs)
+        *msgs = m;
+    else
+        free(m);
+    return art;
+}
+
+static gcg_artifact *compile(const char *schema)
+{
+    char *msgs = NULL;
+    gcg_artifact *a = compile_opt(schema, NULL, &msgs);
+    if (!a)
+        fprintf(stderr, "schema %s: %s\n", schema, msgs);
+    free(msgs);
+    ck_assert_ptr_nonnull(a);
+    return a;
+}
+
+static bool accepts(const gcg_artifact *art, const char *text)
+{
+    gcg_matcher *m;
+    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m, NULL), GCG_OK);
+    bool ok = gcg_matcher_commit_bytes(m, (const uint8_t *)text, strlen(text), NULL) == GCG_OK &&
+              gcg_matcher_is_complete(m);
+    gcg_matcher_free(m);
+    return ok;
+}
+
+/* valid[] and invalid[] end with NULL. */
+static void check_sets(const char *schema, const char *const *valid, const char *const *invalid)
+{
+    gcg_artifact *art = compile(schema);
+    for (const char *const *v = valid; *v; v++)
+        ck_assert_msg(accepts(art, *v), "%s must accept %s", schema, *v);
+    for (const char *const *v = invalid; *v; v++)
+        ck_assert_msg(!accepts(art, *v), "%s must reject %s", schema, *v);
+    gcg_artifact_free(art);
+}
+
+
+#define V(...) (const char *const[]){__VA_ARGS__, NULL}
+
+static char *gbnf(const char *schema)
+{
+    char *g = NULL, *m = NULL;
+    ck_assert_int_eq(gcgc_schema_to_gbnf(schema, strlen(schema), NULL, &g, &m), GCG_OK);
+    free(m);
+    return g;
+}
+
+/* The second line of the grammar (the document's rule, after root ::= ws root-value ws). */
+static void check_root(const char *schema, const char *want)
+{
+    char *g = gbnf(schema);
+    static const char head[] = "root ::= ws root-value ws\n";
+    ck_assert(strncmp(g, head, strlen(head)) == 0);
+    char *line = g + strlen(head), *nl = strchr(line, '\n');
+    if (nl)
+        *nl = 0;
+    ck_assert_str_eq(line, want);
+    free(g);
+}
+
+/* Conversion fails and the messages contain each needle. */
+static void check_error(const char *schema, gcg_status want, const char *needle1, const char *needle2)
+{
+    char *g = NULL, *m = NULL;
+    ck_assert_int_eq(gcgc_schema_to_gbnf(schema, strlen(schema), NULL, &g, &m), want);
+    ck_assert_ptr_null(g);
+    ck_assert_msg(strstr(m, needle1) != NULL, "'%s' not in: %s", needle1, m);
+    if (needle2)
+        ck_assert_msg(strstr(m, needle2) != NULL, "'%s' not in: %s", needle2, m);
+    free(m);
+}
+
+START_TEST(types)
+{
+    check_sets("{\"type\":\"null\"}", V("null", " null"), V("nul", "0", "\"null\""));
+    check_sets("{\"type\":\"boolean\"}", V("true", "false"), V("1", "null", "True"));
+    check_sets("{\"type\":[\"string\",\"null\"]}", V("null", "\"\"", "\"a\\\"b\""), V("1", "[]", "\"a"));
+    check_sets("{\"type\":\"integer\"}", V("0", "-12", "7.0", "120"), V("1.5", "01", "-", "1e3x"));
+    check_sets("{\"type\":\"number\"}", V("0", "-1.5e-3", "2E+10", "3.25"), V("01", ".5", "1.", "+1"));
+    check_sets("{}", V("{\"a\":[1,{\"b\":null}]}", "\"x\"", "-0"), V("{a:1}", "[1,]"));
+    check_sets("true", V("1", "[]"), V("[", ""));
+}
+END_TEST
+
+START_TEST(enum_const)
+{
+    check_sets("{\"enum\":[\"a/b\",1,null,[1,2],{\"k\":true}]}",
+               V("\"a/b\"", "\"a\\/b\"", "\"a\\u002Fb\"", "1", "1.0", "null", "[1, 2]", "{ \"k\" : true }"),
+               V("\"ab\"", "2", "[2,1]", "{\"k\":false}", "\"A/b\""));
+    check_sets("{\"const\":\"\\n\"}", V("\"\\n\"", "\"\\u000a\"", "\"\\u000A\""), V("\"n\"", "\"\\\\n\""));
+    check_sets("{\"type\":\"string\",\"enum\":[\"x\",1]}", V("\"x\""), V("1"));
+}
+END_TEST
+
+START_TEST(objects)
+{
+    const char *s = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"string\"}},"
+                    "\"required\":[\"b\"]}";
+    check_sets(s, V("{\"b\":\"x\"}", "{\"a\":1,\"b\":\"x\"}", "{ \"a\" : 1 ,\n \"b\" : \"\" }",
+                    "{\"b\":\"x\",\"c\":[]}", "{\"b\":\"x\",\"ab\":1,\"\":2}"),
+               V("{}", "{\"a\":1}", "{\"a\":\"s\",\"b\":\"x\"}", "{\"b\":\"x\",\"a\":\"s\"}",
+                 "{\"b\":\"x\",\"b\":\"y\"}", "{\"b\":1}"));
+    /* additionalProperties false and a schema */
+    check_sets("{\"properties\":{\"a\":{}},\"additionalProperties\":false}", V("{}", "{\"a\":[]}"),
+               V("{\"b\":1}", "{\"a\":1,\"c\":2}"));
+    check_sets("{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\"},\"minProperties\":1,"
+               "\"maxProperties\":2}",
+               V("{\"x\":1}", "{\"x\":1,\"y\":2}"), V("{}", "{\"x\":\"s\"}", "{\"x\":1,\"y\":2,\"z\":3}"));
+    check_sets("{\"type\":\"object\",\"patternProperties\":{\"^x-\":{\"type\":\"integer\"}},"
+               "\"additionalProperties\":false}",
+               V("{}", "{\"x-a\":1}", "{\"x-\":1,\"x-b\":2}"), V("{\"y\":1}", "{\"x-a\":\"s\"}"));
+    check_sets("{\"type\":\"object\",\"propertyNames\":{\"maxLength\":2}}", V("{\"ab\":1}", "{}"),
+               V("{\"abc\":1}"));
+    /* an optional property no value can satisfy cannot appear */
+    check_sets("{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"object\",\"enum\":[\"x\"]}}}", V("{}", "{\"b\":1}"),
+               V("{\"a\":\"x\"}", "{\"a\":{}}"));
+    check_sets("{\"type\":\"object\",\"properties\":{\"a\":{},\"b\":{}},\"minProperties\":1,"
+               "\"additionalProperties\":false}",
+               V("{\"a\":1}", "{\"b\":1}"), V("{}"));
+}
+END_TEST
+
+START_TEST(object_grammar_exact)
+{
+    char *g = gbnf("{\"properties\":{\"a\":{\"type\":\"null\"}},\"required\":[\"a\"],\"additionalProperties\":false,"
+                   "\"type\":\"object\"}");
+    ck_assert_str_eq(g, "root ::= ws root-value ws\n"
+                        "root-value ::= \"{\" ws root-from0 \"}\"\n"
+                        "root-properties-a ::= \"null\"\n"
+                        "root-from0 ::= \"\\\"a\\\"\" ws \":\" ws root-properties-a ws root-next1\n"
+                        "root-next1 ::= \"\"\n"
+                        "ws ::= [ \\t\\n\\r]*\n");
+    free(g);
+}
+END_TEST
+
+START_TEST(arrays)
+{
+    check_sets("{\"type\":\"array\",\"items\":{\"type\":\"integer\"},\"minItems\":1,\"maxItems\":3}",
+               V("[1]", "[ 1 , 2 ,3 ]"), V("[]", "[1,2,3,4]", "[1,\"a\"]", "[1,]"));
+    check_sets("{\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"items\":false}",
+               V("[]", "[\"a\"]", "[\"a\",1]"), V("[1]", "[\"a\",1,2]"));
+    check_sets("{\"items\":[{\"type\":\"string\"}],\"additionalItems\":{\"type\":\"null\"},\"minItems\":2}",
+               V("[\"a\",null]", "[\"a\",null,null]"), V("[\"a\"]", "[\"a\",1]"));
+}
+END_TEST
+
+START_TEST(strings)
+{
+    /* lengths count code points: an escape is one, a surrogate pair is one */
+    check_sets("{\"type\":\"string\",\"minLength\":2,\"maxLength\":3}",
+               V("\"ab\"", "\"\\n\\t\"", "\"\\uD83D\\uDE00x\"", "\"\xc3\xa9\xc3\xa9\xc3\xa9\""),
+               V("\"a\"", "\"abcd\"", "\"\\uD83D\\uDE00\"", "\"a\\uD83D\"", "\"a\nb\""));
+    check_sets("{\"type\":\"string\",\"pattern\":\"b+c\"}", V("\"bc\"", "\"xxbbcyy\""), V("\"b\"", "\"cb\""));
+    check_sets("{\"type\":\"string\",\"pattern\":\"^a\\\\d{2}$\"}", V("\"a12\""), V("\"a1\"", "\"a123\"", "\"xa12\""));
+    /* a length bound the pattern or format implies is dropped; any other is an error */
+    check_sets("{\"type\":\"string\",\"pattern\":\"^[a-z]{2,4}$|^x$\",\"minLength\":1,\"maxLength\":10}",
+               V("\"ab\"", "\"x\""), V("\"a\"", "\"abcde\""));
+    check_sets("{\"type\":\"string\",\"format\":\"date\",\"maxLength\":10}", V("\"2020-01-01\""), V("\"x\""));
+    check_error("{\"type\":\"string\",\"pattern\":\"^a+$\",\"maxLength\":3}", GCG_ERR_FORMAT, "#: keyword \"pattern\"",
+                "intersection");
+    check_error("{\"type\":\"string\",\"pattern\":\"a\",\"maxLength\":3}", GCG_ERR_FORMAT, "intersection", NULL);
+    check_error("{\"type\":\"string\",\"maxLength\":65535}", GCG_ERR_LIMIT, "#: string length bound 65535",
+                "limit 10000");
+}
+END_TEST
+
+START_TEST(numbers)
+{
+    check_root("{\"type\":\"integer\",\"minimum\":10,\"maximum\":25}",
+               "root-value ::= ( ( \"1\" [0-9] | \"2\" [0-4] ) ( \".\" \"0\"+ )? | \"25\" ( \".\" \"0\"+ )? )");
+    check_sets("{\"type\":\"integer\",\"minimum\":-5,\"exclusiveMaximum\":100}",
+               V("-5", "0", "-0", "99", "42.00"), V("-6", "100", "1000", "99.5"));
+    check_sets("{\"type\":\"number\",\"exclusiveMinimum\":0}", V("0.001", "3", "1.5"), V("0", "0.0", "-1", "-0.5"));
+    check_sets("{\"type\":\"number\",\"minimum\":-1,\"maximum\":1}", V("-1", "-0.5", "0", "1", "1.000"),
+               V("1.01", "-1.5", "2"));
+    /* decimal bounds: exact decimal comparison of the written digits */
+    check_sets("{\"type\":\"number\",\"minimum\":0.5,\"maximum\":2.25}",
+               V("0.5", "0.50001", "1", "2.2", "2.25", "2.2500", "0.751"), V("0", "0.49", "0.4999", "2.251", "3", "-1"));
+    check_sets("{\"type\":\"number\",\"exclusiveMinimum\":-1.5,\"exclusiveMaximum\":0.5}",
+               V("-1.4999", "-0", "0", "0.49", "-1"), V("-1.5", "-1.50", "0.5", "0.5000", "-2", "1"));
+    check_sets("{\"type\":\"number\",\"maximum\":0.75}", V("-100", "0.7500", "0.7", "-0.9"), V("0.751", "0.76", "1"));
+    check_sets("{\"type\":\"number\",\"maximum\":3,\"exclusiveMaximum\":true}", V("2.99", "-7"), V("3", "3.0"));
+    check_sets("{\"type\":\"number\",\"multipleOf\":0.01,\"minimum\":0}", V("0", "1.5", "2.25", "3.100", "0.01"),
+               V("-1", "0.001", "1.234"));
+    check_sets("{\"type\":\"number\",\"multipleOf\":0.1}", V("-3", "0.1", "2.50"), V("0.05", "1e1"));
+    check_sets("{\"type\":\"integer\",\"multipleOf\":3}", V("0", "3", "-12", "999"), V("1", "10", "-4"));
+}
+END_TEST
+
+START_TEST(refs)
+{
+    check_sets("{\"$defs\":{\"node\":{\"type\":\"object\",\"properties\":{\"next\":{\"$ref\":\"#/$defs/node\"}},"
+               "\"additionalProperties\":false}},\"$ref\":\"#/$defs/node\"}",
+               V("{}", "{\"next\":{\"next\":{}}}"), V("{\"next\":1}"));
+    check_sets("{\"definitions\":{\"a/b\":{\"type\":\"integer\"},\"c~d\":{\"type\":\"null\"}},"
+               "\"anyOf\":[{\"$ref\":\"#/definitions/a~1b\"},{\"$ref\":\"#/definitions/c~0d\"}]}",
+               V("1", "null"), V("\"x\""));
+    check_sets("{\"$defs\":{\"x\":{\"$anchor\":\"pos\",\"type\":\"integer\",\"minimum\":1}},\"$ref\":\"#pos\"}",
+               V("1", "7"), V("0"));
+    check_error("{\"$ref\":\"other.json#/a\"}", GCG_ERR_FORMAT, "#: keyword \"$ref\"", "local");
+    check_error("{\"$ref\":\"#/nowhere\"}", GCG_ERR_FORMAT, "no such location", NULL);
+}
+END_TEST
+
+START_TEST(combinators)
+{
+    check_sets("{\"allOf\":[{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"}},\"required\":[\"a\"]},"
+               "{\"properties\":{\"a\":{\"minimum\":2}}}]}",
+               V("{\"a\":2}"), V("{\"a\":1}", "{}"));
+    check_sets("{\"oneOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]}", V("\"a\"", "1"), V("null"));
+    check_sets("{\"oneOf\":[{\"properties\":{\"k\":{\"const\":\"a\"},\"v\":{\"type\":\"integer\"}},\"required\":[\"k\"],"
+               "\"type\":\"object\"},{\"properties\":{\"k\":{\"const\":\"b\"}},\"required\":[\"k\"],\"type\":\"object\"}]}",
+               V("{\"k\":\"a\",\"v\":1}", "{\"k\":\"b\",\"v\":\"s\"}"), V("{\"k\":\"a\",\"v\":\"s\"}", "{\"k\":\"c\"}"));
+    check_error("{\"oneOf\":[{\"type\":\"integer\"},{\"minimum\":3}]}", GCG_ERR_FORMAT, "#/oneOf:", "oneOf");
+    gcgc_schema_options so = {0};
+    so.oneof_as_anyof = true;
+    gcg_artifact *a = compile_opt("{\"oneOf\":[{\"type\":\"integer\"},{\"type\":\"number\"}]}", &so, NULL);
+    ck_assert_ptr_nonnull(a);
+    ck_assert(accepts(a, "1.5"));
+    gcg_artifact_free(a);
+    check_error("{\"allOf\":[{\"pattern\":\"a\"},{\"pattern\":\"b\"}]}", GCG_ERR_FORMAT, "#/allOf:",
+                "\"pattern\"");
+}
+END_TEST
+
+START_TEST(unenforced_keywords)
+{
+    check_error("{\"properties\":{\"a\":{\"not\":{\"type\":\"null\"}}}}", GCG_ERR_FORMAT,
+                "#/properties/a/not: keyword \"not\" cannot be enforced", NULL);
+    check_error("{\"type\":\"array\",\"uniqueItems\":true}", GCG_ERR_FORMAT, "#/uniqueItems", NULL);
+    check_error("{\"if\":{},\"then\":{}}", GCG_ERR_FORMAT, "keyword \"if\"", NULL);
+    gcgc_schema_options so = {0};
+    so.lenient = true;
+    char *m = NULL;
+    gcg_artifact *a = compile_opt("{\"type\":\"array\",\"uniqueItems\":true}", &so, &m);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_msg(strstr(m, "warning: #/uniqueItems: keyword \"uniqueItems\" dropped") != NULL, "%s", m);
+    ck_assert(accepts(a, "[1,1]"));
+    gcg_artifact_free(a);
+    free(m);
+    /* annotations and unknown keywords are ignored */
+    check_sets("{\"title\":\"t\",\"description\":\"d\",\"x-vendor\":1,\"type\":\"null\",\"examples\":[1]}",
+               V("null"), V("1"));
+}
+END_TEST
+
+START_TEST(formats)
+{
+    check_sets("{\"type\":\"string\",\"format\":\"date\"}", V("\"2024-02-29\"", "\"2000-02-29\"", "\"2023-12-31\""),
+               V("\"2023-02-29\"", "\"1900-02-29\"", "\"2023-04-31\"", "\"2023-13-01\"", "\"23-01-01\""));
+    check_sets("{\"format\":\"date-time\",\"type\":\"string\"}", V("\"2024-01-02T03:04:05Z\"",
+               "\"2024-01-02t03:04:05.123+05:30\""), V("\"2024-01-02T03:04:05\"", "\"2024-01-02T24:00:00Z\""));
+    check_sets("{\"type\":\"string\",\"format\":\"ipv4\"}", V("\"192.168.0.1\"", "\"0.0.0.0\""),
+               V("\"256.1.1.1\"", "\"01.1.1.1\"", "\"1.1.1\""));
+    check_sets("{\"type\":\"string\",\"format\":\"ipv6\"}", V("\"::1\"", "\"fe80::1:2\"", "\"1:2:3:4:5:6:7:8\"",
+               "\"::ffff:1.2.3.4\""), V("\"1:2:3:4:5:6:7:8:9\"", "\":::\"", "\"1::2::3\""));
+    check_sets("{\"type\":\"string\",\"format\":\"uuid\"}", V("\"123e4567-e89b-12d3-a456-426614174000\""),
+               V("\"123e4567e89b12d3a456426614174000\""));
+    check_sets("{\"type\":\"string\",\"format\":\"email\"}", V("\"a.b@example.com\""), V("\"a@\"", "\"@b.c\""));
+    check_sets("{\"type\":\"string\",\"format\":\"uri\"}", V("\"https://example.com/a?b=1#c\"",
+               "\"https:\\/\\/x.org\"", "\"urn:isbn:1\""), V("\"/relative\"", "\"a b:c\""));
+    check_sets("{\"type\":\"string\",\"format\":\"duration\"}", V("\"P1Y2M\"", "\"PT1H\"", "\"P3W\""),
+               V("\"P\"", "\"PT\"", "\"1Y\""));
+    check_sets("{\"type\":\"string\",\"format\":\"made-up\"}", V("\"anything\""), V("1"));
+}
+END_TEST
+
+START_TEST(whitespace_modes)
+{
+    gcgc_schema_options so = {0};
+    so.ws = 1;
+    const char *s = "{\"type\":\"array\",\"items\":{\"type\":\"integer\"}}";
+    gcg_artifact *a = compile_opt(s, &so, NULL);
+    ck_assert(accepts(a, "[1,2]"));
+    ck_assert(!accepts(a, "[1, 2]"));
+    gcg_artifact_free(a);
+    so.ws = 2;
+    so.ws_max = 2;
+    a = compile_opt(s, &so, NULL);
+    ck_assert(accepts(a, "[1,\n 2]"));
+    ck_assert(!accepts(a, "[1,   2]"));
+    gcg_artifact_free(a);
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+    check_error("{\"type\":", GCG_ERR_FORMAT, "invalid JSON", NULL);
+    check_error("{\"type\":\"nothing\"}", GCG_ERR_FORMAT, "bad \"type\"", NULL);
+    check_error("{\"type\":\"string\",\"pattern\":\"(?=a)\"}", GCG_ERR_FORMAT, "#/pattern", "lookaround");
+    check_error("{\"type\":\"string\",\"pattern\":\"(a)\\\\1\"}", GCG_ERR_FORMAT, "backreferences", NULL);
+    check_error("false", GCG_ERR_FORMAT, "no instance is valid", NULL);
+    check_error("{\"enum\":[1],\"type\":\"string\"}", GCG_ERR_FORMAT, "no value of enum", NULL);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("schema");
+    TCase *tc = tcase_create("keywords");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, types);
+    tcase_add_test(tc, enum_const);
+    tcase_add_test(tc, objects);
+    tcase_add_test(tc, object_grammar_exact);
+    tcase_add_test(tc, arrays);
+    tcase_add_test(tc, strings);
+    tcase_add_test(tc, numbers);
+    tcase_add_test(tc, refs);
+    tcase_add_test(tc, combinators);
+    tcase_add_test(tc, unenforced_keywords);
+    tcase_add_test(tc, formats);
+    tcase_add_test(tc, whitespace_modes);
+    tcase_add_test(tc, bad_input);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
