@@ -15,7 +15,9 @@
  * not a stalled run.
  *
  * Usage: gcg_maskbench --tokenizer tokenizer.json --jobs JOBS.txt
- *                      [--timeout SECONDS] [--lenient] [--verbose]
+ *                      [--timeout SECONDS] [--budget SECONDS] [--lenient] [--verbose]
+ * --budget: start no file after that many seconds of wall time; the files
+ * left are counted and named as not run, and the tables cover the others.
  * JOBS.txt is written by maskbench_tok.mjs. Exit status: 0 no wrong answer,
  * 1 a wrong answer, 2 usage or unreadable input.
  */
@@ -426,7 +428,7 @@ static void report(totals *T)
 int main(int argc, char **argv)
 {
     const char *tok = NULL, *jobs = NULL;
-    unsigned timeout = 60;
+    unsigned timeout = 60, budget = 0, not_run = 0;
     bool lenient = false, verbose = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--tokenizer") && i + 1 < argc)
@@ -435,13 +437,15 @@ int main(int argc, char **argv)
             jobs = argv[++i];
         else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
             timeout = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--budget") && i + 1 < argc)
+            budget = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--lenient"))
             lenient = true;
         else if (!strcmp(argv[i], "--verbose"))
             verbose = true;
         else {
-            fprintf(stderr, "usage: gcg_maskbench --tokenizer FILE --jobs FILE [--timeout S] [--lenient] "
-                            "[--verbose]\n");
+            fprintf(stderr, "usage: gcg_maskbench --tokenizer FILE --jobs FILE [--timeout S] [--budget S] "
+                            "[--lenient] [--verbose]\n");
             return 2;
         }
     }
@@ -465,11 +469,17 @@ int main(int argc, char **argv)
     bool have = false;
     char *line = NULL;
     size_t cap = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     while (getline(&line, &cap, f) > 0) {
         line[strcspn(line, "\n")] = 0;
         if (line[0] == 'F') {
-            if (have)
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            bool over = budget && (unsigned)(t1.tv_sec - t0.tv_sec) >= budget;
+            if (have && !over)
                 run_job(v, &j, T, timeout, lenient, verbose);
+            else if (have)
+                not_run++;
             job_clear(&j);
             snprintf(j.name, sizeof j.name, "%s", line + 2);
             have = true;
@@ -485,12 +495,18 @@ int main(int argc, char **argv)
             add_test(&j, line[0] == 'V', line + 2);
         }
     }
-    if (have)
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (have && !(budget && (unsigned)(t1.tv_sec - t0.tv_sec) >= budget))
         run_job(v, &j, T, timeout, lenient, verbose);
+    else if (have)
+        not_run++;
     job_clear(&j);
     free(line);
     fclose(f);
     report(T);
+    if (not_run)
+        printf("\nbudget of %u s reached: %u files not run (the tables above cover the files run)\n", budget,
+               not_run);
     unsigned wrong = T->wrong_valid + T->wrong_invalid + T->wrong_mask;
     free(T->compile_s.v), free(T->mask_ns.v), free(T->commit_ns.v), free(T->both_ns.v);
     free(T);
