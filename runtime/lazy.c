@@ -381,6 +381,8 @@ gcg_status gcg_lazy_rollback(gcg_lazy *lz, uint32_t n)
         return GCG_ERR_ARG;
     if (n > lz->n_hist)
         return GCG_ERR_ROLLBACK;
+    if (n == 0) /* nothing to undo; hist[n_hist] is not an entry */
+        return GCG_OK;
     uint32_t mc = 0;
     for (uint32_t k = 0; k < n; k++)
         mc += lz->hist[lz->n_hist - 1 - k].matcher_commits;

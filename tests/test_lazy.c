@@ -74,6 +74,8 @@ START_TEST(word_split_across_tokens)
     ck_assert_int_eq(gcg_lazy_commit(lz, T_THINK), GCG_OK);
     ck_assert_int_eq(gcg_lazy_get_mode(lz), GCG_LAZY_FREE);
     ck_assert_uint_eq(mask_of(lz), ALL);
+    ck_assert_int_eq(gcg_lazy_rollback(lz, 0), GCG_OK); /* a no-op, whatever the history */
+    ck_assert_int_eq(gcg_lazy_get_mode(lz), GCG_LAZY_FREE);
     ck_assert_int_eq(gcg_lazy_commit(lz, T_GT), GCG_OK);
     ck_assert_int_eq(gcg_lazy_get_mode(lz), GCG_LAZY_GRAMMAR);
     ck_assert_uint_eq(gcg_lazy_grammar_start(lz), 2);
