@@ -64,6 +64,10 @@ gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_voca
                                const char *const *rule_names, mask_automaton *out, gcg_diag *diag);
 void gcg_automaton_free(mask_automaton *a);
 
+/* Whether a set is stored as a sorted id list rather than a bitmap: when it
+ * is small enough that scattering its ids costs less than copying words. */
+bool gcg_automaton_set_is_sparse(const mask_automaton *a, uint32_t set);
+
 /* Bytes a set occupies at runtime (dense bitmap or sorted id list). */
 uint64_t gcg_automaton_set_bytes(const mask_automaton *a, uint32_t set);
 

@@ -185,7 +185,7 @@ static gcg_status emit_sets(const mask_automaton *a, gcg_writer *w)
     uint32_t *data = malloc((size_t)(n_data ? n_data : 1) * 4), off = 0;
     gcg_status st = e && data ? GCG_OK : GCG_ERR_NOMEM;
     for (uint32_t i = 0; st == GCG_OK && i < a->n_sets; i++) {
-        bool sparse = (uint64_t)a->set_count[i] < a->words;
+        bool sparse = gcg_automaton_set_is_sparse(a, i);
         e[i] = (gcg_set_entry){sparse ? GCG_SET_SPARSE : GCG_SET_DENSE, a->set_count[i], off};
         if (!sparse) {
             memcpy(data + off, a->sets[i], (size_t)a->words * 4);
