@@ -220,7 +220,8 @@ static gcg_status tt_module(tt_ctx *c, const char *open)
         st = GCG_ERR_FORMAT;
     }
     /* Errors inside the string are placed at bpe_ranks:line:col. */
-    gcg_vocab_text inner = {"bpe_ranks", json_string_value(ranks), st == GCG_OK ? json_string_length(ranks) : 0};
+    gcg_vocab_text inner = {"bpe_ranks", st == GCG_OK ? json_string_value(ranks) : "",
+                            st == GCG_OK ? json_string_length(ranks) : 0};
     const gcg_vocab_text *outer = c->in;
     c->in = &inner;
     const char *p = inner.data, *end = p + inner.len;

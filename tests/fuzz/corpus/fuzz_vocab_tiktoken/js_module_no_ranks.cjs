@@ -1,0 +1,1 @@
+module.exports = {"bpe_rankbbbbs":"! 0 YQ== Y*=="};
