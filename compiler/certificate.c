@@ -137,8 +137,8 @@ static gcg_status dedupe_set_ops(const mask_automaton *a, uint32_t n_lr_states, 
  * the LR automaton with its stack effects, answered by exploring the
  * configuration graph: sound, and complete for forks of bounded shape. */
 
-#define FB_OWN 24       /* entries a stack may push after the fork          */
-#define FB_BASE 24      /* base entries revealed below the fork             */
+#define FB_OWN 128      /* entries a stack may push after the fork          */
+#define FB_BASE 32      /* base entries revealed below the fork             */
 #define FB_STACKS 32    /* coexisting stacks                                 */
 #define FB_WORK 256     /* stacks met in one step (reductions included)      */
 #define FB_CONFIGS 20000
