@@ -143,8 +143,10 @@ static gcg_status dedupe_set_ops(const mask_automaton *a, uint32_t n_lr_states, 
 #define FB_WORK 256     /* stacks met in one step (reductions included)      */
 #define FB_CONFIGS 20000
 #define FB_BUDGET 40000000ull /* actions read over the whole exploration    */
-#define FB_RED 0xFFFFFFF0u    /* level of this step's reductions (renamed)   */
-#define FB_SHIFT 0xFFFFFFF1u  /* level of this step's shifts                 */
+#define FB_RED 0x7FFFFFF0u    /* level of this step's reductions (renamed)   */
+#define FB_SHIFT 0x7FFFFFF1u  /* level of this step's shifts                 */
+#define FB_FIRST 0x80000000u  /* flag: made in the fork's own step           */
+#define FB_MERGE_ENTRIES 1024 /* beyond this many entries, merging is skipped */
 
 typedef struct fb_entry {
     uint32_t state, level;
@@ -328,6 +330,79 @@ static fb_result fb_step(fork_bound *f, const fb_config *c, uint32_t t, fb_confi
     return f->work > FB_BUDGET ? FB_GIVE_UP : FB_OK;
 }
 
+/* The node below entry k of stack s: an entry, or the base entry it stands
+ * on (base ids have the top bit clear in .level's place: UINT32_MAX). */
+static fb_entry fb_below(const fb_stack *s, uint32_t k)
+{
+    return k ? s->e[k - 1] : (fb_entry){s->d, UINT32_MAX};
+}
+
+static bool fb_eq(fb_entry a, fb_entry b)
+{
+    return a.state == b.state && a.level == b.level;
+}
+
+/* Whether node v has exactly one successor over all stacks (*z). */
+static bool fb_single(const fb_config *c, fb_entry v, fb_entry *z)
+{
+    bool seen = false;
+    for (uint32_t i = 0; i < c->ns; i++)
+        for (uint32_t k = 0; k < c->s[i].n; k++) {
+            if (!fb_eq(c->s[i].e[k], v))
+                continue;
+            fb_entry b = fb_below(&c->s[i], k);
+            if (seen && !fb_eq(b, *z))
+                return false;
+            *z = b, seen = true;
+        }
+    return seen;
+}
+
+/* An earlier node with v's state and the single successor z, or none
+ * (level UINT32_MAX). Nodes of the fork's own step are not candidates: one
+ * of them may be the same node as an entry of the base, with its edges. */
+static fb_entry fb_target(const fb_config *c, fb_entry v, fb_entry z)
+{
+    for (uint32_t i = 0; i < c->ns; i++)
+        for (uint32_t k = 0; k < c->s[i].n; k++) {
+            fb_entry w = c->s[i].e[k], wz;
+            if (w.state != v.state || w.level == FB_RED || w.level == FB_SHIFT || (w.level & FB_FIRST))
+                continue;
+            if (fb_single(c, w, &wz) && fb_eq(wz, z))
+                return w;
+        }
+    return (fb_entry){0, UINT32_MAX};
+}
+
+/* The runtime's sharing (glr_merge.c): a node made in this step with one
+ * successor is replaced by an earlier node with the same state and the same
+ * single successor, bottom up. Renaming its level makes the stacks through
+ * it equal to those through the earlier node. */
+static void fb_merge(fb_config *c)
+{
+    uint32_t entries = 0;
+    for (uint32_t i = 0; i < c->ns; i++)
+        entries += c->s[i].n;
+    if (entries > FB_MERGE_ENTRIES) /* merging less only overcounts */
+        return;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < c->ns; i++)
+            for (uint32_t k = 0; k < c->s[i].n; k++) {
+                fb_entry v = c->s[i].e[k], z, w;
+                if (v.level != FB_RED && v.level != FB_SHIFT)
+                    continue;
+                if (!fb_single(c, v, &z) || (w = fb_target(c, v, z)).level == UINT32_MAX)
+                    continue;
+                for (uint32_t j = 0; j < c->ns; j++)
+                    for (uint32_t m = 0; m < c->s[j].n; m++)
+                        if (fb_eq(c->s[j].e[m], v))
+                            c->s[j].e[m].level = w.level;
+                changed = true;
+            }
+    }
+}
+
 static int fb_cmp_u32(const void *x, const void *y)
 {
     uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
@@ -351,7 +426,8 @@ static int fb_cmp_stack(const void *x, const void *y)
 }
 
 /* Canonical form: base entries no stack stands on dropped, levels renamed by
- * rank (only their equality and age matter to later steps), stacks sorted. */
+ * rank (only their equality matters to later steps; the fork step's flag
+ * is kept), stacks sorted and equal ones dropped. */
 static void fb_normalize(fb_config *c)
 {
     uint32_t lo = UINT32_MAX, levels[FB_STACKS * FB_OWN], n_levels = 0;
@@ -372,9 +448,14 @@ static void fb_normalize(fb_config *c)
     for (uint32_t i = 0; i < c->ns; i++)
         for (uint32_t k = 0; k < c->s[i].n; k++) {
             uint32_t *hit = bsearch(&c->s[i].e[k].level, levels, m, sizeof *levels, fb_cmp_u32);
-            c->s[i].e[k].level = (uint32_t)(hit - levels);
+            c->s[i].e[k].level = (uint32_t)(hit - levels) | (c->s[i].e[k].level & FB_FIRST);
         }
     qsort(c->s, c->ns, sizeof *c->s, fb_cmp_stack);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->ns; i++) /* merged nodes can make stacks equal */
+        if (n == 0 || !fb_same(&c->s[n - 1], &c->s[i]))
+            c->s[n++] = c->s[i];
+    c->ns = n;
 }
 
 /* Serializes c at the end of the key pool: length, nb, ns, base, stacks. */
@@ -468,7 +549,7 @@ static fb_result fb_intern(fork_bound *f, uint32_t at)
 }
 
 /* The successors of c on terminal t, in every world the step reveals. */
-static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t)
+static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool first)
 {
     fb_config *out = &f->scratch;
     fb_result r = fb_step(f, c, t, out);
@@ -483,15 +564,21 @@ static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t)
         for (uint32_t i = f->pred_start[q]; i < f->pred_start[q + 1] && r == FB_OK; i++) {
             *w = *c;
             w->base[w->nb++] = f->pred[i];
-            r = fb_explore(f, w, t);
+            r = fb_explore(f, w, t, first);
         }
         free(w);
         return r;
     }
     if (r != FB_OK || out->ns < 2) /* dead, or back to one stack */
         return r;
-    f->max_stacks = out->ns > f->max_stacks ? out->ns : f->max_stacks;
+    for (uint32_t i = 0; first && i < out->ns; i++)
+        for (uint32_t k = 0; k < out->s[i].n; k++)
+            out->s[i].e[k].level |= FB_FIRST;
+    fb_merge(out);
     fb_normalize(out);
+    if (out->ns < 2)
+        return FB_OK;
+    f->max_stacks = out->ns > f->max_stacks ? out->ns : f->max_stacks;
     uint32_t at;
     return fb_serialize(f, out, &at) ? fb_intern(f, at) : FB_GIVE_UP;
 }
@@ -501,11 +588,11 @@ static fb_result fb_from_cell(fork_bound *f, uint32_t q, uint32_t t, fb_config *
 {
     memset(c, 0, sizeof *c);
     c->nb = 1, c->ns = 1, c->base[0] = q;
-    fb_result r = fb_explore(f, c, t);
+    fb_result r = fb_explore(f, c, t, true);
     while (r == FB_OK && f->n_queue) {
         fb_deserialize(f, f->queue[--f->n_queue], c);
         for (uint32_t u = 0; u + 1 < f->lr->n_terms && r == FB_OK; u++)
-            r = fb_explore(f, c, u);
+            r = fb_explore(f, c, u, false);
     }
     return r;
 }
