@@ -548,7 +548,26 @@ static fb_result fb_intern(fork_bound *f, uint32_t at)
     return FB_OK;
 }
 
-/* The successors of c on terminal t, in every world the step reveals. */
+/* Whether a node with state q that the fork's own step made by a reduction
+ * may be an entry of the base itself (the base is the stack as that step
+ * left it), with edges of both: such a node is kept apart from merging
+ * (FB_FIRST). The entries that step made are the base's top ones down to
+ * the first entered by a shift (shifts make the next level) or the start
+ * state; while none such is known, any may be. */
+static bool fb_maybe_base(const fb_config *c, const lr_tables *lr, uint32_t q)
+{
+    for (uint32_t i = 0; i < c->nb; i++) {
+        uint32_t acc = lr->accessing[c->base[i]];
+        if (acc == UINT32_MAX || (acc & CFG_TERM))
+            return false;
+        if (c->base[i] == q)
+            return true;
+    }
+    return true;
+}
+
+/* The successors of c on terminal t, in every world the step reveals;
+ * `first` for the fork's own step. */
 static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool first)
 {
     fb_config *out = &f->scratch;
@@ -573,7 +592,8 @@ static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool 
         return r;
     for (uint32_t i = 0; first && i < out->ns; i++)
         for (uint32_t k = 0; k < out->s[i].n; k++)
-            out->s[i].e[k].level |= FB_FIRST;
+            if (out->s[i].e[k].level == FB_RED && fb_maybe_base(out, f->lr, out->s[i].e[k].state))
+                out->s[i].e[k].level |= FB_FIRST;
     fb_merge(out);
     fb_normalize(out);
     if (out->ns < 2)
