@@ -330,6 +330,24 @@ static fb_result fb_step(fork_bound *f, const fb_config *c, uint32_t t, fb_confi
     return f->work > FB_BUDGET ? FB_GIVE_UP : FB_OK;
 }
 
+/* Whether a node with state q that the fork's own step made by a reduction
+ * may be an entry of the base itself (the base is the stack as that step
+ * left it), with edges of both: such a node is kept apart from merging
+ * (FB_FIRST). The entries that step made are the base's top ones down to
+ * the first entered by a shift (shifts make the next level) or the start
+ * state; while none such is known, any may be. */
+static bool fb_maybe_base(const fb_config *c, const lr_tables *lr, uint32_t q)
+{
+    for (uint32_t i = 0; i < c->nb; i++) {
+        uint32_t acc = lr->accessing[c->base[i]];
+        if (acc == UINT32_MAX || (acc & CFG_TERM))
+            return false;
+        if (c->base[i] == q)
+            return true;
+    }
+    return true;
+}
+
 /* The node below entry k of stack s: an entry, or the base entry it stands
  * on (base ids have the top bit clear in .level's place: UINT32_MAX). */
 static fb_entry fb_below(const fb_stack *s, uint32_t k)
@@ -374,33 +392,77 @@ static fb_entry fb_target(const fb_config *c, fb_entry v, fb_entry z)
     return (fb_entry){0, UINT32_MAX};
 }
 
+/* Whether base entry i (not the deepest: its successor is known) may be
+ * merged into: every base node has one edge (one stack at the fork), but
+ * one the fork's own step made may share a node with a flagged entry. */
+static bool fb_base_target(const fb_config *c, const lr_tables *lr, uint32_t i)
+{
+    if (i + 1 >= c->nb || !fb_maybe_base(c, lr, c->base[i]))
+        return i + 1 < c->nb;
+    for (uint32_t j = 0; j < c->ns; j++)
+        for (uint32_t k = 0; k < c->s[j].n; k++)
+            if ((c->s[j].e[k].level & FB_FIRST) && c->s[j].e[k].state == c->base[i])
+                return false;
+    return true;
+}
+
+/* Merges v (successor base[d]) into base[d - 1]: the stacks through v now
+ * stand one entry lower on the base. */
+static void fb_merge_into_base(fb_config *c, fb_entry v, uint32_t d)
+{
+    for (uint32_t j = 0; j < c->ns; j++) {
+        fb_stack *s = &c->s[j];
+        if (s->d == d && s->n && fb_eq(s->e[0], v)) {
+            memmove(s->e, s->e + 1, (s->n - 1) * sizeof *s->e);
+            s->n--, s->d--;
+        }
+    }
+}
+
+/* Merges node v into the earlier node w: renaming its level makes the
+ * stacks through it those through w. */
+static void fb_rename(fb_config *c, fb_entry v, fb_entry w)
+{
+    for (uint32_t j = 0; j < c->ns; j++)
+        for (uint32_t m = 0; m < c->s[j].n; m++)
+            if (fb_eq(c->s[j].e[m], v))
+                c->s[j].e[m].level = w.level;
+}
+
+/* One pass of merging over this step's nodes; whether one merged. */
+static bool fb_merge_pass(fb_config *c, const lr_tables *lr, bool first)
+{
+    for (uint32_t i = 0; i < c->ns; i++)
+        for (uint32_t k = 0; k < c->s[i].n; k++) {
+            fb_entry v = c->s[i].e[k], z, w;
+            if ((v.level != FB_RED && v.level != FB_SHIFT) || !fb_single(c, v, &z))
+                continue;
+            if (z.level == UINT32_MAX && z.state > 0 && !first && c->base[z.state - 1] == v.state &&
+                fb_base_target(c, lr, z.state - 1)) {
+                fb_merge_into_base(c, v, z.state);
+                return true;
+            }
+            if ((w = fb_target(c, v, z)).level != UINT32_MAX) {
+                fb_rename(c, v, w);
+                return true;
+            }
+        }
+    return false;
+}
+
 /* The runtime's sharing (glr_merge.c): a node made in this step with one
- * successor is replaced by an earlier node with the same state and the same
- * single successor, bottom up. Renaming its level makes the stacks through
- * it equal to those through the earlier node. */
-static void fb_merge(fb_config *c)
+ * successor is replaced by an earlier node (not one of this step's) with
+ * the same state and the same single successor, bottom up. The earlier
+ * node may be an entry of the stacks or of the base. */
+static void fb_merge(fb_config *c, const lr_tables *lr, bool first)
 {
     uint32_t entries = 0;
     for (uint32_t i = 0; i < c->ns; i++)
         entries += c->s[i].n;
     if (entries > FB_MERGE_ENTRIES) /* merging less only overcounts */
         return;
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (uint32_t i = 0; i < c->ns; i++)
-            for (uint32_t k = 0; k < c->s[i].n; k++) {
-                fb_entry v = c->s[i].e[k], z, w;
-                if (v.level != FB_RED && v.level != FB_SHIFT)
-                    continue;
-                if (!fb_single(c, v, &z) || (w = fb_target(c, v, z)).level == UINT32_MAX)
-                    continue;
-                for (uint32_t j = 0; j < c->ns; j++)
-                    for (uint32_t m = 0; m < c->s[j].n; m++)
-                        if (fb_eq(c->s[j].e[m], v))
-                            c->s[j].e[m].level = w.level;
-                changed = true;
-            }
-    }
+    while (fb_merge_pass(c, lr, first))
+        ;
 }
 
 static int fb_cmp_u32(const void *x, const void *y)
@@ -548,24 +610,6 @@ static fb_result fb_intern(fork_bound *f, uint32_t at)
     return FB_OK;
 }
 
-/* Whether a node with state q that the fork's own step made by a reduction
- * may be an entry of the base itself (the base is the stack as that step
- * left it), with edges of both: such a node is kept apart from merging
- * (FB_FIRST). The entries that step made are the base's top ones down to
- * the first entered by a shift (shifts make the next level) or the start
- * state; while none such is known, any may be. */
-static bool fb_maybe_base(const fb_config *c, const lr_tables *lr, uint32_t q)
-{
-    for (uint32_t i = 0; i < c->nb; i++) {
-        uint32_t acc = lr->accessing[c->base[i]];
-        if (acc == UINT32_MAX || (acc & CFG_TERM))
-            return false;
-        if (c->base[i] == q)
-            return true;
-    }
-    return true;
-}
-
 /* The successors of c on terminal t, in every world the step reveals;
  * `first` for the fork's own step. */
 static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool first)
@@ -594,7 +638,7 @@ static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool 
         for (uint32_t k = 0; k < out->s[i].n; k++)
             if (out->s[i].e[k].level == FB_RED && fb_maybe_base(out, f->lr, out->s[i].e[k].state))
                 out->s[i].e[k].level |= FB_FIRST;
-    fb_merge(out);
+    fb_merge(out, f->lr, first);
     fb_normalize(out);
     if (out->ns < 2)
         return FB_OK;
