@@ -506,7 +506,7 @@ static gcg_certificate cert_of(const char *src, gcg_artifact **keep)
  * stays within the certificate. Returns the widest frontier seen. */
 static uint32_t walk_within(gcg_matcher *m, const gcg_certificate *c, const char *text)
 {
-    uint32_t w[9], b[9], widest = 0;
+    uint32_t w[9] = {0}, b[9] = {0}, widest = 0; /* words past the mask stay 0 */
     for (size_t i = 0;; i++) {
         ck_assert_int_eq(gcg_matcher_fill_mask(m, w, 9), GCG_OK);
         ck_assert_int_eq(gcg_matcher_fill_mask_bruteforce(m, b, 9), GCG_OK);
