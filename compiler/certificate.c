@@ -138,11 +138,12 @@ static gcg_status dedupe_set_ops(const mask_automaton *a, uint32_t n_lr_states, 
  * configuration graph: sound, and complete for forks of bounded shape. */
 
 #define FB_OWN 128      /* entries a stack may push after the fork          */
-#define FB_BASE 32      /* base entries revealed below the fork             */
-#define FB_STACKS 32    /* coexisting stacks                                 */
-#define FB_WORK 256     /* stacks met in one step (reductions included)      */
+#define FB_BASE 256     /* base entries revealed below the fork             */
+#define FB_STACKS 96    /* coexisting stacks                                 */
+#define FB_WORK 1024    /* stacks met in one step (reductions included)      */
 #define FB_CONFIGS 20000
 #define FB_BUDGET 40000000ull /* actions read over the whole exploration    */
+#define FB_COMPARES 1000000000ull /* stack comparisons, likewise (a few s)  */
 #define FB_RED 0x7FFFFFF0u    /* level of this step's reductions (renamed)   */
 #define FB_SHIFT 0x7FFFFFF1u  /* level of this step's shifts                 */
 #define FB_FIRST 0x80000000u  /* flag: made in the fork's own step           */
@@ -172,7 +173,7 @@ typedef struct fork_bound {
     uint32_t *slot, cap_slot;         /* hash set over keys: offsets + 1     */
     uint32_t *queue, n_queue, cap_queue;
     uint32_t max_stacks, n_configs;
-    uint64_t work;
+    uint64_t work, compares;
     fb_stack work_stacks[FB_WORK];
     uint32_t n_work;
     fb_config scratch;
@@ -245,6 +246,7 @@ static gcg_status fb_preds(fork_bound *f)
 /* Adds s to the step's work list unless it is there; false when full. */
 static bool fb_work_add(fork_bound *f, const fb_stack *s)
 {
+    f->compares += f->n_work; /* the comparisons below, against their budget */
     for (uint32_t i = 0; i < f->n_work; i++)
         if (fb_same(&f->work_stacks[i], s))
             return true;
@@ -255,8 +257,9 @@ static bool fb_work_add(fork_bound *f, const fb_stack *s)
 }
 
 /* Adds s to out's stacks unless there; false when full. */
-static bool fb_out_add(fb_config *out, const fb_stack *s)
+static bool fb_out_add(fork_bound *f, fb_config *out, const fb_stack *s)
 {
+    f->compares += out->ns;
     for (uint32_t i = 0; i < out->ns; i++)
         if (fb_same(&out->s[i], s))
             return true;
@@ -299,7 +302,7 @@ static fb_result fb_act(fork_bound *f, const fb_config *c, const fb_stack *s, ui
             return FB_GIVE_UP;
         fb_stack x = *s;
         x.e[x.n++] = (fb_entry){arg, FB_SHIFT};
-        return fb_out_add(out, &x) ? FB_OK : FB_GIVE_UP;
+        return fb_out_add(f, out, &x) ? FB_OK : FB_GIVE_UP;
     }
     if (GCG_ACT_KIND(a) != GCG_ACT_REDUCE || arg == 0) /* accept: end of input only */
         return FB_OK;
@@ -327,7 +330,7 @@ static fb_result fb_step(fork_bound *f, const fb_config *c, uint32_t t, fb_confi
                 return r;
         }
     }
-    return f->work > FB_BUDGET ? FB_GIVE_UP : FB_OK;
+    return f->work > FB_BUDGET || f->compares > FB_COMPARES ? FB_GIVE_UP : FB_OK;
 }
 
 /* Whether a node with state q that the fork's own step made by a reduction
