@@ -21,9 +21,10 @@
  *     one that lives as long as the input but keeps its shape are bounded
  *     (2 stacks x 1 pair), so is a run split between two repetitions
  *     (value ::= [0-9]+ ws then ws "}": 2 stacks x 3 pairs, thanks to the
- *     sharing of equal nodes), e ::= e e "c" | e "c" | "a" is unbounded for
- *     ambiguity (rule e); the repository's grammars but ambiguous.gbnf and
- *     c_subset.gbnf are bounded;
+ *     sharing of equal nodes), so are two identical alternatives before
+ *     llama.cpp's space rule (one stack's 5 pairs); e ::= e e "c" | e "c"
+ *     | "a" is unbounded for ambiguity (rule e); the repository's grammars
+ *     but ambiguous.gbnf and c_subset.gbnf are bounded;
  *   - the buffer contract: n_words too small or NULL words is GCG_ERR_ARG,
  *     bits past the vocabulary are zero, words past the mask untouched;
  *   - byte-level use without a vocabulary file (the 256 single bytes), and
@@ -591,6 +592,29 @@ START_TEST(test_cert_split_run_bounded)
 }
 END_TEST
 
+/* The converters' shape: two identical alternatives (v0, v1) and the
+ * llama.cpp space rule. The reduce/reduce conflict forks on the byte after
+ * the value, and both reductions reach the same v node of the same level:
+ * one stack again before the byte is shifted, so the bound is one stack's,
+ * 4 reads deep, 5 pairs. */
+START_TEST(test_cert_identical_alternatives)
+{
+    gcg_artifact *art;
+    gcg_certificate c = cert_of("root ::= \"{\" space \"\\\"k\\\"\" space \":\" space v \"}\" space\n"
+                                "v ::= v0 | v1\nv0 ::= \"\\\"x\\\"\" space\nv1 ::= \"\\\"x\\\"\" space\n"
+                                "space ::= | \" \" | \"\\n\"{1,2} [ \\t]{0,20}\n",
+                                &art);
+    ck_assert(c.bounded);
+    ck_assert_uint_eq(c.max_stack_reads, 5);
+    ck_assert_uint_eq(c.max_edges, 5);
+    gcg_matcher *m = matcher(art);
+    ck_assert_uint_eq(walk_within(m, &c, "{\n\t\"k\" : \"x\"\n\n\t\t\t}"), 1);
+    ck_assert(gcg_matcher_is_complete(m));
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
 /* e ::= e e "c" | e "c" | "a": "a" then "ac" repeated leaves ever more ways
  * to split the e's, so stacks multiply with the input: unbounded, for
  * ambiguity, naming e. Set operations stay bounded. */
@@ -798,6 +822,7 @@ int main(void)
     tcase_add_test(tc, test_cert_fork_remerges);
     tcase_add_test(tc, test_cert_fork_lives_bounded);
     tcase_add_test(tc, test_cert_split_run_bounded);
+    tcase_add_test(tc, test_cert_identical_alternatives);
     tcase_add_test(tc, test_cert_ambiguity_unbounded);
     tcase_add_test(tc, test_cert_repository_grammars);
     tcase_add_test(tc, test_n_words);
