@@ -108,22 +108,599 @@ static gcg_status dedupe_set_ops(const mask_automaton *a, uint32_t n_lr_states, 
     return GCG_OK;
 }
 
-/* A rule with a GLR conflict: the lhs of the first reduce in a conflict cell. */
-static void conflict_rule(mask_automaton *a, const lr_tables *lr, const cfg *g, const char *const *rule_names)
+/* ---- Fork bound: the most stacks a GLR run can hold at once ----------------
+ *
+ * Every path from a frontier node down the GSS is one LR stack of the
+ * committed text, and the mask automaton is deterministic along a path, so
+ * one mask pops at most P * (max_reads + 1) pairs and follows as many edges
+ * when no more than P distinct stacks are alive after any byte. P is found by
+ * simulating GLR symbolically from each conflict cell (the only place a
+ * single stack forks), over every continuation, until the stacks fall back to
+ * one or die:
+ *
+ *   - a configuration is a set of coexisting stacks over a shared, partly
+ *     known base (the stack at the fork: base[0] on top, deeper entries
+ *     revealed only when a reduction pops below, one world per state that can
+ *     lie there: LR-automaton predecessors, an over-approximation);
+ *   - entries pushed since the fork carry the level (step) that made them, so
+ *     two stacks are the same GSS path exactly when their entries are equal
+ *     (the runtime keeps one node per state and level; sharing equal nodes
+ *     across levels, glr_merge.c, only removes nodes and is not relied on);
+ *   - levels are renamed by rank and unused base entries dropped, so a fork
+ *     that keeps a bounded shape revisits finitely many configurations.
+ *
+ * A fork that keeps growing (more stacks or longer private parts with every
+ * byte: ambiguity such as `e ::= e e "c" | e "c" | "a"`, or two repetitions
+ * of the same bytes meeting) exceeds the limits below and the grammar is
+ * certified unbounded for ambiguity, naming a rule of the conflict. This is
+ * the finite-degree-of-ambiguity question (Weber and Seidl, 1991) asked of
+ * the LR automaton with its stack effects, answered by exploring the
+ * configuration graph: sound, and complete for forks of bounded shape. */
+
+#define FB_OWN 128      /* entries a stack may push after the fork          */
+#define FB_BASE 256     /* base entries revealed below the fork             */
+#define FB_STACKS 96    /* coexisting stacks                                 */
+#define FB_WORK 1024    /* stacks met in one step (reductions included)      */
+#define FB_CONFIGS 20000
+#define FB_BUDGET 40000000ull /* actions read over the whole exploration    */
+#define FB_COMPARES 1000000000ull /* stack comparisons, likewise (a few s)  */
+#define FB_RED 0x7FFFFFF0u    /* level of this step's reductions (renamed)   */
+#define FB_SHIFT 0x7FFFFFF1u  /* level of this step's shifts                 */
+#define FB_FIRST 0x80000000u  /* flag: made in the fork's own step           */
+#define FB_MERGE_ENTRIES 1024 /* beyond this many entries, merging is skipped */
+
+typedef struct fb_entry {
+    uint32_t state, level;
+} fb_entry;
+
+typedef struct fb_stack {
+    uint32_t d, n;      /* on base[d..]; n entries of its own on top       */
+    fb_entry e[FB_OWN];
+} fb_stack;
+
+typedef struct fb_config {
+    uint32_t nb, ns;
+    uint32_t base[FB_BASE];
+    fb_stack s[FB_STACKS];
+} fb_config;
+
+typedef enum { FB_OK, FB_EXTEND, FB_GIVE_UP } fb_result;
+
+typedef struct fork_bound {
+    const lr_tables *lr;
+    uint32_t *pred_start, *pred; /* states with a transition into each state */
+    uint32_t *keys, n_keys, cap_keys; /* serialized configurations           */
+    uint32_t *slot, cap_slot;         /* hash set over keys: offsets + 1     */
+    uint32_t *queue, n_queue, cap_queue;
+    uint32_t max_stacks, n_configs;
+    uint64_t work, compares;
+    fb_stack work_stacks[FB_WORK];
+    uint32_t n_work;
+    fb_config scratch;
+} fork_bound;
+
+static uint32_t fb_top(const fb_config *c, const fb_stack *s)
 {
-    for (size_t c = 0; c < (size_t)lr->n_states * lr->n_terms; c++) {
-        uint32_t act = lr->action[c];
-        if (GCG_ACT_KIND(act) != GCG_ACT_MULTI)
-            continue;
-        const uint32_t *m = lr->multi + GCG_ACT_ARG(act);
-        for (uint32_t i = 1; i <= m[0]; i++) {
-            if (GCG_ACT_KIND(m[i]) != GCG_ACT_REDUCE)
-                continue;
-            uint32_t lhs = lr->prod_lhs[GCG_ACT_ARG(m[i])], rule = g->nts[lhs].rule;
-            snprintf(a->unbounded_rule, sizeof a->unbounded_rule, "%s",
-                     rule != UINT32_MAX && rule_names ? rule_names[rule] : g->nts[lhs].name);
-            return;
+    return s->n ? s->e[s->n - 1].state : c->base[s->d];
+}
+
+static bool fb_same(const fb_stack *a, const fb_stack *b)
+{
+    return a->d == b->d && a->n == b->n && memcmp(a->e, b->e, a->n * sizeof *a->e) == 0;
+}
+
+/* Records p as a predecessor of q (pass 1) or counts it (pass 0), once. */
+static void fb_pred_add(fork_bound *f, uint32_t *last, int pass, uint32_t p, uint32_t q)
+{
+    if (last[q] == p + 1)
+        return;
+    last[q] = p + 1;
+    if (pass == 0)
+        f->pred_start[q + 2]++;
+    else
+        f->pred[f->pred_start[q + 1]++] = p;
+}
+
+/* Predecessor lists: the states p whose shift or goto leads to q, i.e.
+ * what can lie below q on a stack. */
+static gcg_status fb_preds(fork_bound *f)
+{
+    const lr_tables *lr = f->lr;
+    uint32_t n = lr->n_states;
+    uint32_t *last = malloc(((size_t)n + 1) * sizeof *last);
+    f->pred_start = calloc((size_t)n + 2, sizeof *f->pred_start);
+    if (!last || !f->pred_start) {
+        free(last);
+        return GCG_ERR_NOMEM;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        memset(last, 0, (size_t)n * sizeof *last);
+        for (uint32_t p = 0; p < n; p++) {
+            for (uint32_t t = 0; t < lr->n_terms; t++) {
+                uint32_t a = lr->action[(size_t)p * lr->n_terms + t];
+                const uint32_t *m = GCG_ACT_KIND(a) == GCG_ACT_MULTI ? lr->multi + GCG_ACT_ARG(a) : NULL;
+                for (uint32_t i = 0; i < (m ? m[0] : 1); i++) {
+                    uint32_t x = m ? m[i + 1] : a;
+                    if (GCG_ACT_KIND(x) == GCG_ACT_SHIFT)
+                        fb_pred_add(f, last, pass, p, GCG_ACT_ARG(x));
+                }
+            }
+            for (uint32_t A = 0; A < lr->n_nts; A++)
+                if (lr->go[(size_t)p * lr->n_nts + A] != GCG_NO_GOTO)
+                    fb_pred_add(f, last, pass, p, lr->go[(size_t)p * lr->n_nts + A]);
         }
+        if (pass == 0) {
+            for (uint32_t q = 0; q < n; q++)
+                f->pred_start[q + 2] += f->pred_start[q + 1];
+            f->pred = malloc(((size_t)f->pred_start[n + 1] + 1) * sizeof *f->pred);
+            if (!f->pred) {
+                free(last);
+                return GCG_ERR_NOMEM;
+            }
+        }
+    }
+    free(last);
+    return GCG_OK;
+}
+
+/* Adds s to the step's work list unless it is there; false when full. */
+static bool fb_work_add(fork_bound *f, const fb_stack *s)
+{
+    f->compares += f->n_work; /* the comparisons below, against their budget */
+    for (uint32_t i = 0; i < f->n_work; i++)
+        if (fb_same(&f->work_stacks[i], s))
+            return true;
+    if (f->n_work == FB_WORK)
+        return false;
+    f->work_stacks[f->n_work++] = *s;
+    return true;
+}
+
+/* Adds s to out's stacks unless there; false when full. */
+static bool fb_out_add(fork_bound *f, fb_config *out, const fb_stack *s)
+{
+    f->compares += out->ns;
+    for (uint32_t i = 0; i < out->ns; i++)
+        if (fb_same(&out->s[i], s))
+            return true;
+    if (out->ns == FB_STACKS)
+        return false;
+    out->s[out->ns++] = *s;
+    return true;
+}
+
+/* Reduction by prod on stack s (a copy): pop, goto, queue the new stack. */
+static fb_result fb_reduce(fork_bound *f, const fb_config *c, fb_stack s, uint32_t prod)
+{
+    const lr_tables *lr = f->lr;
+    for (uint32_t k = 0; k < lr->prod_len[prod]; k++) {
+        if (s.n) {
+            s.n--;
+            continue;
+        }
+        if (s.d + 1 == c->nb) { /* below what is known: split the world */
+            uint32_t q = c->base[s.d];
+            return f->pred_start[q] == f->pred_start[q + 1] ? FB_OK /* stack bottom */ : FB_EXTEND;
+        }
+        s.d++;
+    }
+    uint32_t g = lr->go[(size_t)fb_top(c, &s) * lr->n_nts + lr->prod_lhs[prod]];
+    if (g == GCG_NO_GOTO)
+        return FB_OK;
+    if (s.n == FB_OWN)
+        return FB_GIVE_UP;
+    s.e[s.n++] = (fb_entry){g, FB_RED};
+    return fb_work_add(f, &s) ? FB_OK : FB_GIVE_UP;
+}
+
+/* One action of a stack on terminal t. */
+static fb_result fb_act(fork_bound *f, const fb_config *c, const fb_stack *s, uint32_t a, fb_config *out)
+{
+    uint32_t arg = GCG_ACT_ARG(a);
+    if (GCG_ACT_KIND(a) == GCG_ACT_SHIFT) {
+        if (s->n == FB_OWN)
+            return FB_GIVE_UP;
+        fb_stack x = *s;
+        x.e[x.n++] = (fb_entry){arg, FB_SHIFT};
+        return fb_out_add(f, out, &x) ? FB_OK : FB_GIVE_UP;
+    }
+    if (GCG_ACT_KIND(a) != GCG_ACT_REDUCE || arg == 0) /* accept: end of input only */
+        return FB_OK;
+    return fb_reduce(f, c, *s, arg);
+}
+
+/* The stacks after terminal t (a byte class), from the stacks of c. */
+static fb_result fb_step(fork_bound *f, const fb_config *c, uint32_t t, fb_config *out)
+{
+    const lr_tables *lr = f->lr;
+    f->n_work = 0;
+    out->nb = c->nb, out->ns = 0;
+    memcpy(out->base, c->base, c->nb * sizeof *c->base);
+    for (uint32_t i = 0; i < c->ns; i++)
+        if (!fb_work_add(f, &c->s[i]))
+            return FB_GIVE_UP;
+    for (uint32_t i = 0; i < f->n_work; i++) {
+        fb_stack s = f->work_stacks[i];
+        uint32_t a = lr->action[(size_t)fb_top(c, &s) * lr->n_terms + t];
+        const uint32_t *m = GCG_ACT_KIND(a) == GCG_ACT_MULTI ? lr->multi + GCG_ACT_ARG(a) : NULL;
+        f->work += m ? m[0] : 1;
+        for (uint32_t k = 0; k < (m ? m[0] : 1); k++) {
+            fb_result r = fb_act(f, c, &s, m ? m[k + 1] : a, out);
+            if (r != FB_OK)
+                return r;
+        }
+    }
+    return f->work > FB_BUDGET || f->compares > FB_COMPARES ? FB_GIVE_UP : FB_OK;
+}
+
+/* Whether a node with state q that the fork's own step made by a reduction
+ * may be an entry of the base itself (the base is the stack as that step
+ * left it), with edges of both: such a node is kept apart from merging
+ * (FB_FIRST). The entries that step made are the base's top ones down to
+ * the first entered by a shift (shifts make the next level) or the start
+ * state; while none such is known, any may be. */
+static bool fb_maybe_base(const fb_config *c, const lr_tables *lr, uint32_t q)
+{
+    for (uint32_t i = 0; i < c->nb; i++) {
+        uint32_t acc = lr->accessing[c->base[i]];
+        if (acc == UINT32_MAX || (acc & CFG_TERM))
+            return false;
+        if (c->base[i] == q)
+            return true;
+    }
+    return true;
+}
+
+/* The node below entry k of stack s: an entry, or the base entry it stands
+ * on (base ids have the top bit clear in .level's place: UINT32_MAX). */
+static fb_entry fb_below(const fb_stack *s, uint32_t k)
+{
+    return k ? s->e[k - 1] : (fb_entry){s->d, UINT32_MAX};
+}
+
+static bool fb_eq(fb_entry a, fb_entry b)
+{
+    return a.state == b.state && a.level == b.level;
+}
+
+/* Whether node v has exactly one successor over all stacks (*z). */
+static bool fb_single(const fb_config *c, fb_entry v, fb_entry *z)
+{
+    bool seen = false;
+    for (uint32_t i = 0; i < c->ns; i++)
+        for (uint32_t k = 0; k < c->s[i].n; k++) {
+            if (!fb_eq(c->s[i].e[k], v))
+                continue;
+            fb_entry b = fb_below(&c->s[i], k);
+            if (seen && !fb_eq(b, *z))
+                return false;
+            *z = b, seen = true;
+        }
+    return seen;
+}
+
+/* An earlier node with v's state and the single successor z, or none
+ * (level UINT32_MAX). Nodes of the fork's own step are not candidates: one
+ * of them may be the same node as an entry of the base, with its edges. */
+static fb_entry fb_target(const fb_config *c, fb_entry v, fb_entry z)
+{
+    for (uint32_t i = 0; i < c->ns; i++)
+        for (uint32_t k = 0; k < c->s[i].n; k++) {
+            fb_entry w = c->s[i].e[k], wz;
+            if (w.state != v.state || w.level == FB_RED || w.level == FB_SHIFT || (w.level & FB_FIRST))
+                continue;
+            if (fb_single(c, w, &wz) && fb_eq(wz, z))
+                return w;
+        }
+    return (fb_entry){0, UINT32_MAX};
+}
+
+/* Whether base entry i (not the deepest: its successor is known) may be
+ * merged into: every base node has one edge (one stack at the fork), but
+ * one the fork's own step made may share a node with a flagged entry. */
+static bool fb_base_target(const fb_config *c, const lr_tables *lr, uint32_t i)
+{
+    if (i + 1 >= c->nb || !fb_maybe_base(c, lr, c->base[i]))
+        return i + 1 < c->nb;
+    for (uint32_t j = 0; j < c->ns; j++)
+        for (uint32_t k = 0; k < c->s[j].n; k++)
+            if ((c->s[j].e[k].level & FB_FIRST) && c->s[j].e[k].state == c->base[i])
+                return false;
+    return true;
+}
+
+/* Merges v (successor base[d]) into base[d - 1]: the stacks through v now
+ * stand one entry lower on the base. */
+static void fb_merge_into_base(fb_config *c, fb_entry v, uint32_t d)
+{
+    for (uint32_t j = 0; j < c->ns; j++) {
+        fb_stack *s = &c->s[j];
+        if (s->d == d && s->n && fb_eq(s->e[0], v)) {
+            memmove(s->e, s->e + 1, (s->n - 1) * sizeof *s->e);
+            s->n--, s->d--;
+        }
+    }
+}
+
+/* Merges node v into the earlier node w: renaming its level makes the
+ * stacks through it those through w. */
+static void fb_rename(fb_config *c, fb_entry v, fb_entry w)
+{
+    for (uint32_t j = 0; j < c->ns; j++)
+        for (uint32_t m = 0; m < c->s[j].n; m++)
+            if (fb_eq(c->s[j].e[m], v))
+                c->s[j].e[m].level = w.level;
+}
+
+/* One pass of merging over this step's nodes; whether one merged. */
+static bool fb_merge_pass(fb_config *c, const lr_tables *lr, bool first)
+{
+    for (uint32_t i = 0; i < c->ns; i++)
+        for (uint32_t k = 0; k < c->s[i].n; k++) {
+            fb_entry v = c->s[i].e[k], z, w;
+            if ((v.level != FB_RED && v.level != FB_SHIFT) || !fb_single(c, v, &z))
+                continue;
+            if (z.level == UINT32_MAX && z.state > 0 && !first && c->base[z.state - 1] == v.state &&
+                fb_base_target(c, lr, z.state - 1)) {
+                fb_merge_into_base(c, v, z.state);
+                return true;
+            }
+            if ((w = fb_target(c, v, z)).level != UINT32_MAX) {
+                fb_rename(c, v, w);
+                return true;
+            }
+        }
+    return false;
+}
+
+/* The runtime's sharing (glr_merge.c): a node made in this step with one
+ * successor is replaced by an earlier node (not one of this step's) with
+ * the same state and the same single successor, bottom up. The earlier
+ * node may be an entry of the stacks or of the base. */
+static void fb_merge(fb_config *c, const lr_tables *lr, bool first)
+{
+    uint32_t entries = 0;
+    for (uint32_t i = 0; i < c->ns; i++)
+        entries += c->s[i].n;
+    if (entries > FB_MERGE_ENTRIES) /* merging less only overcounts */
+        return;
+    while (fb_merge_pass(c, lr, first))
+        ;
+}
+
+static int fb_cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+static int fb_cmp_stack(const void *x, const void *y)
+{
+    const fb_stack *a = x, *b = y;
+    if (a->d != b->d)
+        return a->d < b->d ? -1 : 1;
+    if (a->n != b->n)
+        return a->n < b->n ? -1 : 1;
+    for (uint32_t i = 0; i < a->n; i++) {
+        if (a->e[i].state != b->e[i].state)
+            return a->e[i].state < b->e[i].state ? -1 : 1;
+        if (a->e[i].level != b->e[i].level)
+            return a->e[i].level < b->e[i].level ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Canonical form: base entries no stack stands on dropped, levels renamed by
+ * rank (only their equality matters to later steps; the fork step's flag
+ * is kept), stacks sorted and equal ones dropped. */
+static void fb_normalize(fb_config *c)
+{
+    uint32_t lo = UINT32_MAX, levels[FB_STACKS * FB_OWN], n_levels = 0;
+    for (uint32_t i = 0; i < c->ns; i++)
+        lo = c->s[i].d < lo ? c->s[i].d : lo;
+    memmove(c->base, c->base + lo, (c->nb - lo) * sizeof *c->base);
+    c->nb -= lo;
+    for (uint32_t i = 0; i < c->ns; i++) {
+        c->s[i].d -= lo;
+        for (uint32_t k = 0; k < c->s[i].n; k++)
+            levels[n_levels++] = c->s[i].e[k].level;
+    }
+    qsort(levels, n_levels, sizeof *levels, fb_cmp_u32);
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n_levels; i++)
+        if (m == 0 || levels[m - 1] != levels[i])
+            levels[m++] = levels[i];
+    for (uint32_t i = 0; i < c->ns; i++)
+        for (uint32_t k = 0; k < c->s[i].n; k++) {
+            uint32_t *hit = bsearch(&c->s[i].e[k].level, levels, m, sizeof *levels, fb_cmp_u32);
+            c->s[i].e[k].level = (uint32_t)(hit - levels) | (c->s[i].e[k].level & FB_FIRST);
+        }
+    qsort(c->s, c->ns, sizeof *c->s, fb_cmp_stack);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->ns; i++) /* merged nodes can make stacks equal */
+        if (n == 0 || !fb_same(&c->s[n - 1], &c->s[i]))
+            c->s[n++] = c->s[i];
+    c->ns = n;
+}
+
+/* Serializes c at the end of the key pool: length, nb, ns, base, stacks. */
+static bool fb_serialize(fork_bound *f, const fb_config *c, uint32_t *at)
+{
+    uint32_t len = 3 + c->nb;
+    for (uint32_t i = 0; i < c->ns; i++)
+        len += 2 + 2 * c->s[i].n;
+    if (f->n_keys + len > f->cap_keys) {
+        uint32_t cap = f->cap_keys ? f->cap_keys : 4096;
+        while (f->n_keys + len > cap)
+            cap *= 2;
+        uint32_t *k = realloc(f->keys, (size_t)cap * sizeof *k);
+        if (!k)
+            return false;
+        f->keys = k, f->cap_keys = cap;
+    }
+    uint32_t *k = f->keys + f->n_keys;
+    *at = f->n_keys;
+    *k++ = len, *k++ = c->nb, *k++ = c->ns;
+    memcpy(k, c->base, c->nb * sizeof *k);
+    k += c->nb;
+    for (uint32_t i = 0; i < c->ns; i++) {
+        *k++ = c->s[i].d, *k++ = c->s[i].n;
+        for (uint32_t j = 0; j < c->s[i].n; j++)
+            *k++ = c->s[i].e[j].state, *k++ = c->s[i].e[j].level;
+    }
+    return true;
+}
+
+static void fb_deserialize(const fork_bound *f, uint32_t at, fb_config *c)
+{
+    const uint32_t *k = f->keys + at + 1;
+    c->nb = *k++, c->ns = *k++;
+    memcpy(c->base, k, c->nb * sizeof *k);
+    k += c->nb;
+    for (uint32_t i = 0; i < c->ns; i++) {
+        c->s[i].d = *k++, c->s[i].n = *k++;
+        for (uint32_t j = 0; j < c->s[i].n; j++)
+            c->s[i].e[j].state = *k++, c->s[i].e[j].level = *k++;
+    }
+}
+
+static uint32_t fb_hash(const uint32_t *k)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t i = 0; i < k[0]; i++)
+        h = (h ^ k[i]) * 1099511628211ull;
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Interns the configuration just serialized at `at`: a new one is queued,
+ * a known one is dropped from the pool. */
+static fb_result fb_intern(fork_bound *f, uint32_t at)
+{
+    if (2 * (f->n_configs + 1) > f->cap_slot) {
+        uint32_t cap = f->cap_slot ? 2 * f->cap_slot : 1024;
+        uint32_t *s = calloc(cap, sizeof *s);
+        if (!s)
+            return FB_GIVE_UP;
+        for (uint32_t i = 0; i < f->cap_slot; i++)
+            if (f->slot[i]) {
+                uint32_t h = fb_hash(f->keys + f->slot[i] - 1) & (cap - 1);
+                while (s[h])
+                    h = (h + 1) & (cap - 1);
+                s[h] = f->slot[i];
+            }
+        free(f->slot);
+        f->slot = s, f->cap_slot = cap;
+    }
+    const uint32_t *k = f->keys + at;
+    uint32_t h = fb_hash(k) & (f->cap_slot - 1);
+    for (; f->slot[h]; h = (h + 1) & (f->cap_slot - 1))
+        if (memcmp(f->keys + f->slot[h] - 1, k, k[0] * sizeof *k) == 0) {
+            f->n_keys = at;
+            return FB_OK;
+        }
+    f->slot[h] = at + 1;
+    f->n_keys += k[0];
+    if (++f->n_configs > FB_CONFIGS)
+        return FB_GIVE_UP;
+    if (f->n_queue == f->cap_queue) {
+        uint32_t cap = f->cap_queue ? 2 * f->cap_queue : 256;
+        uint32_t *q = realloc(f->queue, (size_t)cap * sizeof *q);
+        if (!q)
+            return FB_GIVE_UP;
+        f->queue = q, f->cap_queue = cap;
+    }
+    f->queue[f->n_queue++] = at;
+    return FB_OK;
+}
+
+/* The successors of c on terminal t, in every world the step reveals;
+ * `first` for the fork's own step. */
+static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool first)
+{
+    fb_config *out = &f->scratch;
+    fb_result r = fb_step(f, c, t, out);
+    if (r == FB_EXTEND) {
+        if (c->nb == FB_BASE)
+            return FB_GIVE_UP;
+        fb_config *w = malloc(sizeof *w);
+        if (!w)
+            return FB_GIVE_UP;
+        uint32_t q = c->base[c->nb - 1];
+        r = FB_OK;
+        for (uint32_t i = f->pred_start[q]; i < f->pred_start[q + 1] && r == FB_OK; i++) {
+            *w = *c;
+            w->base[w->nb++] = f->pred[i];
+            r = fb_explore(f, w, t, first);
+        }
+        free(w);
+        return r;
+    }
+    if (r != FB_OK || out->ns < 2) /* dead, or back to one stack */
+        return r;
+    for (uint32_t i = 0; first && i < out->ns; i++)
+        for (uint32_t k = 0; k < out->s[i].n; k++)
+            if (out->s[i].e[k].level == FB_RED && fb_maybe_base(out, f->lr, out->s[i].e[k].state))
+                out->s[i].e[k].level |= FB_FIRST;
+    fb_merge(out, f->lr, first);
+    fb_normalize(out);
+    if (out->ns < 2)
+        return FB_OK;
+    f->max_stacks = out->ns > f->max_stacks ? out->ns : f->max_stacks;
+    uint32_t at;
+    return fb_serialize(f, out, &at) ? fb_intern(f, at) : FB_GIVE_UP;
+}
+
+/* Every configuration reachable from one stack forking at cell (q, t). */
+static fb_result fb_from_cell(fork_bound *f, uint32_t q, uint32_t t, fb_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->nb = 1, c->ns = 1, c->base[0] = q;
+    fb_result r = fb_explore(f, c, t, true);
+    while (r == FB_OK && f->n_queue) {
+        fb_deserialize(f, f->queue[--f->n_queue], c);
+        for (uint32_t u = 0; u + 1 < f->lr->n_terms && r == FB_OK; u++)
+            r = fb_explore(f, c, u, false);
+    }
+    return r;
+}
+
+/* The most stacks alive after any byte (*stacks), or 0 with the conflict
+ * cell (*cell, state * n_terms + term) whose fork keeps growing. */
+static gcg_status fork_bound_run(const lr_tables *lr, uint32_t *stacks, size_t *cell)
+{
+    fork_bound *f = calloc(1, sizeof *f);
+    fb_config *c = malloc(sizeof *c);
+    gcg_status st = f && c ? GCG_OK : GCG_ERR_NOMEM;
+    if (st == GCG_OK)
+        f->lr = lr, f->max_stacks = 1, st = fb_preds(f);
+    fb_result r = FB_OK;
+    for (size_t k = 0; st == GCG_OK && r == FB_OK && k < (size_t)lr->n_states * lr->n_terms; k++) {
+        uint32_t t = (uint32_t)(k % lr->n_terms);
+        if (GCG_ACT_KIND(lr->action[k]) == GCG_ACT_MULTI && t + 1 < lr->n_terms) {
+            *cell = k;
+            r = fb_from_cell(f, (uint32_t)(k / lr->n_terms), t, c);
+        }
+    }
+    *stacks = r == FB_OK && f ? f->max_stacks : 0;
+    if (f)
+        free(f->pred_start), free(f->pred), free(f->keys), free(f->slot), free(f->queue);
+    free(f), free(c);
+    return st;
+}
+
+/* The rule of a GLR conflict: the lhs of the first reduce in cell `cell`. */
+static void conflict_rule(mask_automaton *a, const lr_tables *lr, const cfg *g, const char *const *rule_names,
+                          size_t cell)
+{
+    uint32_t act = lr->action[cell];
+    const uint32_t *m = lr->multi + GCG_ACT_ARG(act);
+    for (uint32_t i = 1; GCG_ACT_KIND(act) == GCG_ACT_MULTI && i <= m[0]; i++) {
+        if (GCG_ACT_KIND(m[i]) != GCG_ACT_REDUCE)
+            continue;
+        uint32_t lhs = lr->prod_lhs[GCG_ACT_ARG(m[i])], rule = g->nts[lhs].rule;
+        snprintf(a->unbounded_rule, sizeof a->unbounded_rule, "%s",
+                 rule != UINT32_MAX && rule_names ? rule_names[rule] : g->nts[lhs].name);
+        return;
     }
 }
 
@@ -133,18 +710,25 @@ gcg_status gcg_certify_whole(mask_automaton *a, const lr_tables *lr, const cfg *
     gcg_status st = dedupe_set_ops(a, lr->n_states, &ops);
     if (st != GCG_OK)
         return st;
-    bool deterministic = lr->sr_conflicts == 0 && lr->rr_conflicts == 0;
+    uint32_t stacks = 1;
+    size_t cell = 0;
     a->unbounded_reason = GCG_CERT_UNBOUNDED_RECURSION;
-    if (a->bounded && deterministic) {
-        /* One stack: one frontier node, one edge per node read; a read
-         * chain of max_reads transitions pops max_reads + 1 pairs (the
-         * last reads its node's edge and finds no transition). */
-        a->whole_reads = a->whole_edges = a->max_reads + 1;
-        ops = ops < (uint64_t)a->max_set_ops ? ops : a->max_set_ops;
+    if (a->bounded && (lr->sr_conflicts || lr->rr_conflicts))
+        st = fork_bound_run(lr, &stacks, &cell);
+    if (st != GCG_OK)
+        return st;
+    uint64_t whole = (uint64_t)stacks * (a->max_reads + 1), most_ops = (uint64_t)stacks * a->max_set_ops;
+    if (a->bounded && stacks && whole <= UINT32_MAX) {
+        /* At most `stacks` paths below the frontier, each read as one
+         * stack: a read chain of max_reads transitions pops max_reads + 1
+         * pairs (the last reads its node's edge and finds no transition),
+         * and each pair's edges lead on along the paths through it. */
+        a->whole_reads = a->whole_edges = (uint32_t)whole;
+        ops = ops < most_ops ? ops : most_ops;
     } else if (a->bounded) {
         a->bounded = false;
         a->unbounded_reason = GCG_CERT_UNBOUNDED_AMBIGUITY;
-        conflict_rule(a, lr, g, rule_names);
+        conflict_rule(a, lr, g, rule_names, cell);
     }
     a->whole_set_ops = ops > UINT32_MAX ? UINT32_MAX : (uint32_t)ops;
     return GCG_OK;

@@ -17,11 +17,14 @@
  * `rule_names` (GBNF rule names, may be NULL) name the rule of a cycle. */
 gcg_status gcg_certify(mask_automaton *a, const cfg *g, uint32_t n_lr_states, const char *const *rule_names);
 
-/* The bound of one whole fill_mask from the per-node bound: with no LR
- * conflict the stack is a single path (one frontier node, one edge per
- * node); with conflicts the frontier and fan-out can grow with the input,
- * so reads and edges are unbounded for ambiguity, naming a conflicting
- * rule. Set operations are bounded in every case (whole_set_ops). */
+/* The bound of one whole fill_mask from the per-node bound: at most P
+ * stacks below the frontier, each read like a single stack, so reads and
+ * edges are P x (max_reads + 1). P is 1 without LR conflicts; with them it
+ * is the most stacks any fork keeps alive at once, found by exploring the
+ * configurations of coexisting stacks a conflict can reach (the runtime's
+ * sharing of equal nodes included); where a fork's stacks keep growing with
+ * the input, reads and edges are unbounded for ambiguity, naming a rule of
+ * the conflict. Set operations are bounded in every case (whole_set_ops). */
 gcg_status gcg_certify_whole(mask_automaton *a, const lr_tables *lr, const cfg *g, const char *const *rule_names);
 
 #endif /* GCG_CERTIFICATE_H */

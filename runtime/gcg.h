@@ -272,8 +272,12 @@ GCG_API gcg_status gcg_matcher_fill_mask_bruteforce(gcg_matcher *m, uint32_t *wo
  * frontier node, every stack edge), for any input. Set operations (the
  * 16 KB ORs that dominate a mask) are bounded for every grammar: each
  * automaton transition's token set is OR-ed at most once per mask.
- * When !bounded, stack reads and edges have no bound: `unbounded_reason`
- * says why and `unbounded_rule` names a rule. In practice "unbounded" means
+ * With GLR conflicts the bound is the most stacks a fork can keep alive at
+ * once (found by exploring every configuration of coexisting stacks, with
+ * equal nodes shared as the runtime shares them) times the reads of one
+ * stack; a fork whose stacks keep multiplying or growing with the input is
+ * unbounded for ambiguity. When !bounded, stack reads and edges have no
+ * bound: `unbounded_reason` says why and `unbounded_rule` names a rule. In practice "unbounded" means
  * a mask (and a commit) can cost time proportional to the committed text
  * (a run read through) or worse (ambiguity: e.g. cubic in the input for
  * grammars like grammars/ambiguous.gbnf); a server taking user grammars
@@ -281,7 +285,7 @@ GCG_API gcg_status gcg_matcher_fill_mask_bruteforce(gcg_matcher *m, uint32_t *wo
 typedef enum gcg_unbounded_reason {
     GCG_UNBOUNDED_NONE = 0,
     GCG_UNBOUNDED_RECURSION = 1, /* recursion the mask must read through             */
-    GCG_UNBOUNDED_AMBIGUITY = 2  /* GLR conflicts: frontier and fan-out may grow      */
+    GCG_UNBOUNDED_AMBIGUITY = 2  /* a GLR fork whose stacks grow with the input       */
 } gcg_unbounded_reason;
 
 typedef struct gcg_certificate {

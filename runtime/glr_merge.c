@@ -20,6 +20,44 @@ size_t glr_merge_size(const glr_merge *mg)
     return ((size_t)mg->cap_cache + 2 * (size_t)mg->cap_nodes + mg->cap_dfs) * sizeof(uint32_t);
 }
 
+static uint32_t slot(const glr_merge *mg, uint32_t state, uint32_t below)
+{
+    uint64_t key = (uint64_t)state << 32 | below;
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (mg->cap_cache - 1);
+}
+
+/* The successor of a node with exactly one edge, or GSS_NONE. */
+static uint32_t only_below(const gss *g, uint32_t v)
+{
+    uint32_t e = g->nodes[v].edge;
+    return e == GSS_NONE || g->edges[e].next != GSS_NONE ? GSS_NONE : g->edges[e].to;
+}
+
+/* An entry whose node has been freed since: its slot may be reused (it
+ * stays non-empty, so the probe sequences through it are unbroken). */
+static bool stale(const gss *g, uint32_t z)
+{
+    return z >= g->n_nodes || g->nodes[z].state == GSS_NONE;
+}
+
+/* Enters every live node with one edge: after the table was reallocated,
+ * or when stale entries fill it. */
+static void rebuild(glr_merge *mg, const gss *g)
+{
+    memset(mg->cache, 0xFF, (size_t)mg->cap_cache * sizeof *mg->cache);
+    mg->used = 0;
+    for (uint32_t z = 0; z < g->n_nodes; z++) {
+        uint32_t below = g->nodes[z].state == GSS_NONE ? GSS_NONE : only_below(g, z);
+        if (below == GSS_NONE)
+            continue;
+        uint32_t h = slot(mg, g->nodes[z].state, below);
+        while (mg->cache[h] != GSS_NONE)
+            h = (h + 1) & (mg->cap_cache - 1);
+        mg->cache[h] = z;
+        mg->used++;
+    }
+}
+
 /* Per-node arrays for the pool as it is, and a cache twice its size. */
 static bool reserve(glr_merge *mg, const gss *g)
 {
@@ -46,35 +84,38 @@ static bool reserve(glr_merge *mg, const gss *g)
         uint32_t *c = malloc((size_t)cap * sizeof *c);
         if (!c)
             return false;
-        memset(c, 0xFF, (size_t)cap * sizeof *c);
         free(mg->cache);
         mg->cache = c, mg->cap_cache = cap;
+        rebuild(mg, g);
     }
     return true;
 }
 
-static uint32_t slot(const glr_merge *mg, uint32_t state, uint32_t below)
-{
-    uint64_t key = (uint64_t)state << 32 | below;
-    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (mg->cap_cache - 1);
-}
 
 /* The earlier node equal to v (one edge, to `below`), or v itself, which
- * then becomes the cache's entry. An entry is trusted only after checking
- * its content: it may have been freed and reused since. */
+ * then enters the table. Open addressing with linear probing: a live node
+ * with one edge stays in the table until it is freed, so every equal
+ * earlier node is found (the certificate counts on it); an entry is trusted
+ * only after checking its content, since its node may have been reused. */
 static uint32_t stand_in(glr_merge *mg, const gss *g, uint32_t v)
 {
-    uint32_t e = g->nodes[v].edge;
-    if (e == GSS_NONE || g->edges[e].next != GSS_NONE)
+    uint32_t below = only_below(g, v), state = g->nodes[v].state;
+    if (below == GSS_NONE)
         return v;
-    uint32_t below = g->edges[e].to, state = g->nodes[v].state, h = slot(mg, state, below);
-    uint32_t z = mg->cache[h];
-    if (z != GSS_NONE && z != v && z < g->n_nodes && mg->mark[z] != mg->gen && g->nodes[z].state == state) {
-        uint32_t ze = g->nodes[z].edge;
-        if (ze != GSS_NONE && g->edges[ze].next == GSS_NONE && g->edges[ze].to == below)
+    uint32_t h = slot(mg, state, below), reuse = GSS_NONE;
+    for (uint32_t z; (z = mg->cache[h]) != GSS_NONE; h = (h + 1) & (mg->cap_cache - 1)) {
+        if (stale(g, z)) {
+            reuse = reuse == GSS_NONE ? h : reuse;
+            continue;
+        }
+        if (z != v && mg->mark[z] != mg->gen && g->nodes[z].state == state && only_below(g, z) == below)
             return z;
     }
-    mg->cache[h] = v;
+    if (reuse == GSS_NONE)
+        reuse = h, mg->used++;
+    mg->cache[reuse] = v;
+    if (4 * (uint64_t)mg->used > 3 * (uint64_t)mg->cap_cache)
+        rebuild(mg, g);
     return v;
 }
 

@@ -11,12 +11,20 @@
  *   - mutual right recursion: root ::= "(" list ")" | list ";" with list
  *     recursing through a second rule is rewritten into left-linear form:
  *     bounded certificate, reads within it after any run of x's;
- *     json.gbnf's certificate is bounded;
+ *     json.gbnf's certificate is exactly 14 reads, 14 edges, 14 set operations;
  *   - EOS ids set exactly when the text is complete; special tokens never;
  *     after commit_eos the mask is empty, and rollback brings it back;
  *   - tokens that end inside, or start with the middle of, a UTF-8 sequence;
  *   - empty masks (the vocabulary cannot continue the text);
  *   - a GLR fork: the mask of a two-node frontier;
+ *   - certificates of conflicts: a fork that re-merges after one byte and
+ *     one that lives as long as the input but keeps its shape are bounded
+ *     (2 stacks x 1 pair), so is a run split between two repetitions
+ *     (value ::= [0-9]+ ws then ws "}": 2 stacks x 3 pairs, thanks to the
+ *     sharing of equal nodes), so are two identical alternatives before
+ *     llama.cpp's space rule (one stack's 5 pairs); e ::= e e "c" | e "c"
+ *     | "a" is unbounded for ambiguity (rule e); the repository's grammars
+ *     but ambiguous.gbnf and c_subset.gbnf are bounded;
  *   - the buffer contract: n_words too small or NULL words is GCG_ERR_ARG,
  *     bits past the vocabulary are zero, words past the mask untouched;
  *   - byte-level use without a vocabulary file (the 256 single bytes), and
@@ -345,10 +353,12 @@ START_TEST(test_json_certificate_bounded)
     ck_assert_int_eq(gcg_artifact_certificate(art, &cert), GCG_OK);
     ck_assert(cert.bounded);
     ck_assert_str_eq(cert.unbounded_rule, "");
-    ck_assert_uint_ge(cert.max_stack_reads, 1);
-    ck_assert_uint_le(cert.max_stack_reads, 49); /* the prototype's longest path, 128k tokens */
-    ck_assert_uint_eq(cert.max_edges, cert.max_stack_reads);
-    ck_assert_uint_le(cert.max_set_ops, cert.max_stack_reads);
+    /* No conflict: one stack, whose longest read chain is 13 transitions
+     * (14 pairs popped, one edge each). */
+    ck_assert_uint_eq(cert.unbounded_reason, GCG_UNBOUNDED_NONE);
+    ck_assert_uint_eq(cert.max_stack_reads, 14);
+    ck_assert_uint_eq(cert.max_edges, 14);
+    ck_assert_uint_eq(cert.max_set_ops, 14);
     /* 300 nested arrays and objects: the reads stay under the bound. */
     gcg_matcher *m = matcher(art);
     uint32_t mask[9];
@@ -475,6 +485,187 @@ START_TEST(test_glr_fork)
     expect_mask(m, art, L(5), "xxy");
     gcg_matcher_free(m);
     gcg_artifact_free(art);
+}
+END_TEST
+
+/* ---- certificates of grammars with GLR conflicts ------------------------ */
+
+/* The certificate of src over the 256 single bytes. */
+static gcg_certificate cert_of(const char *src, gcg_artifact **keep)
+{
+    gcg_artifact *art = compile_opt(src, NULL, false);
+    gcg_certificate c;
+    ck_assert_int_eq(gcg_artifact_certificate(art, &c), GCG_OK);
+    if (keep)
+        *keep = art;
+    else
+        gcg_artifact_free(art);
+    return c;
+}
+
+/* Commits `text` byte by byte; after each, the mask equals brute force and
+ * stays within the certificate. Returns the widest frontier seen. */
+static uint32_t walk_within(gcg_matcher *m, const gcg_certificate *c, const char *text)
+{
+    uint32_t w[9] = {0}, b[9] = {0}, widest = 0; /* words past the mask stay 0 */
+    for (size_t i = 0;; i++) {
+        ck_assert_int_eq(gcg_matcher_fill_mask(m, w, 9), GCG_OK);
+        ck_assert_int_eq(gcg_matcher_fill_mask_bruteforce(m, b, 9), GCG_OK);
+        ck_assert(memcmp(w, b, sizeof w) == 0);
+        gcg_mask_stats st;
+        gcg_matcher_last_mask_stats(m, &st);
+        ck_assert_uint_le(st.stack_reads, c->max_stack_reads);
+        ck_assert_uint_le(st.edges, c->max_edges);
+        ck_assert_uint_le(st.set_ops, c->max_set_ops);
+        widest = st.frontier_nodes > widest ? st.frontier_nodes : widest;
+        if (!text[i])
+            return widest;
+        ck_assert_int_eq(gcg_matcher_commit_bytes(m, (const uint8_t *)text + i, 1, NULL), GCG_OK);
+    }
+}
+
+/* s ::= a "x" | b "x" with a and b both "p": on "x" after "p" both
+ * reductions apply (one byte of lookahead cannot choose), so after "px" two
+ * stacks are alive, [0 a ax] and [0 b bx]; "!" reduces both to the same
+ * [0 s]. Every mask is decided by the top state (no read below), so the
+ * bound is 2 stacks x 1 pair. */
+START_TEST(test_cert_fork_remerges)
+{
+    gcg_artifact *art;
+    gcg_certificate c = cert_of("root ::= s \"!\"\ns ::= a \"x\" | b \"x\"\na ::= \"p\"\nb ::= \"p\"\n", &art);
+    ck_assert(c.bounded);
+    ck_assert_uint_eq(c.unbounded_reason, GCG_UNBOUNDED_NONE);
+    ck_assert_uint_eq(c.max_stack_reads, 2);
+    ck_assert_uint_eq(c.max_edges, 2);
+    ck_assert_uint_eq(c.max_set_ops, 2);
+    gcg_matcher *m = matcher(art);
+    ck_assert_uint_eq(walk_within(m, &c, "px"), 2);
+    gcg_matcher_reset(m);
+    ck_assert_uint_eq(walk_within(m, &c, "px!"), 2);
+    ck_assert(gcg_matcher_is_complete(m));
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
+/* Two left-recursive lists of x's that only the last byte tells apart: the
+ * two stacks live as long as the x's last, but each stays [0 a] / [0 b]
+ * between bytes, so the bound holds for any length: 2 stacks x 1 pair. */
+START_TEST(test_cert_fork_lives_bounded)
+{
+    gcg_artifact *art;
+    gcg_certificate c = cert_of("root ::= a \"1\" | b \"2\"\na ::= a \"x\" | \"x\"\nb ::= b \"x\" | \"x\"\n", &art);
+    ck_assert(c.bounded);
+    ck_assert_uint_eq(c.max_stack_reads, 2);
+    ck_assert_uint_eq(c.max_edges, 2);
+    char text[302];
+    memset(text, 'x', 300);
+    text[300] = '2', text[301] = 0;
+    gcg_matcher *m = matcher(art);
+    ck_assert_uint_eq(walk_within(m, &c, text), 2);
+    ck_assert(gcg_matcher_is_complete(m));
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
+/* value ::= [0-9]+ ws before ws "}": a space after the digits may belong to
+ * either ws, and k spaces have k + 1 parses. The stacks differ only by
+ * where the run was split, and the runtime shares equal nodes across
+ * levels (glr_merge.c), so between bytes there are two stacks, the space in
+ * value's ws or in the outer one, each read at most 3 pairs deep: 2 x 3. */
+START_TEST(test_cert_split_run_bounded)
+{
+    gcg_artifact *art;
+    gcg_certificate c = cert_of("root ::= \"{\" value ws \"}\"\nvalue ::= [0-9]+ ws\nws ::= [ ]*\n", &art);
+    ck_assert(c.bounded);
+    ck_assert_uint_eq(c.max_stack_reads, 6);
+    ck_assert_uint_eq(c.max_edges, 6);
+    char text[304] = "{12";
+    memset(text + 3, ' ', 299);
+    text[302] = '}', text[303] = 0;
+    gcg_matcher *m = matcher(art);
+    ck_assert_uint_eq(walk_within(m, &c, text), 1);
+    ck_assert(gcg_matcher_is_complete(m));
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
+/* The converters' shape: two identical alternatives (v0, v1) and the
+ * llama.cpp space rule. The reduce/reduce conflict forks on the byte after
+ * the value, and both reductions reach the same v node of the same level:
+ * one stack again before the byte is shifted, so the bound is one stack's,
+ * 4 reads deep, 5 pairs. */
+START_TEST(test_cert_identical_alternatives)
+{
+    gcg_artifact *art;
+    gcg_certificate c = cert_of("root ::= \"{\" space \"\\\"k\\\"\" space \":\" space v \"}\" space\n"
+                                "v ::= v0 | v1\nv0 ::= \"\\\"x\\\"\" space\nv1 ::= \"\\\"x\\\"\" space\n"
+                                "space ::= | \" \" | \"\\n\"{1,2} [ \\t]{0,20}\n",
+                                &art);
+    ck_assert(c.bounded);
+    ck_assert_uint_eq(c.max_stack_reads, 5);
+    ck_assert_uint_eq(c.max_edges, 5);
+    gcg_matcher *m = matcher(art);
+    ck_assert_uint_eq(walk_within(m, &c, "{\n\t\"k\" : \"x\"\n\n\t\t\t}"), 1);
+    ck_assert(gcg_matcher_is_complete(m));
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
+/* e ::= e e "c" | e "c" | "a": "a" then "ac" repeated leaves ever more ways
+ * to split the e's, so stacks multiply with the input: unbounded, for
+ * ambiguity, naming e. Set operations stay bounded. */
+START_TEST(test_cert_ambiguity_unbounded)
+{
+    gcg_artifact *art;
+    gcg_certificate c = cert_of("root ::= e\ne ::= e e \"c\" | e \"c\" | \"a\"\n", &art);
+    ck_assert(!c.bounded);
+    ck_assert_uint_eq(c.unbounded_reason, GCG_UNBOUNDED_AMBIGUITY);
+    ck_assert_str_eq(c.unbounded_rule, "e");
+    ck_assert_uint_gt(c.max_set_ops, 0);
+    /* It really grows: after "a" and 100 "ac", a mask follows more than
+     * 100 edges (one per level an e can start at). */
+    gcg_matcher *m = matcher(art);
+    commit_str(m, "a");
+    for (int i = 0; i < 100; i++)
+        commit_str(m, "ac");
+    uint32_t w[9];
+    ck_assert_int_eq(gcg_matcher_fill_mask(m, w, 9), GCG_OK);
+    gcg_mask_stats st;
+    gcg_matcher_last_mask_stats(m, &st);
+    ck_assert_uint_gt(st.edges, 100);
+    ck_assert_uint_le(st.set_ops, c.max_set_ops);
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
+/* The repository's grammars: every one but ambiguous.gbnf (ambiguity) and
+ * c_subset.gbnf (a recursion read through) has a bounded certificate. */
+START_TEST(test_cert_repository_grammars)
+{
+    static const char *const bounded[] = {"arith", "chess", "json", "markdown", "unicode"};
+    for (size_t i = 0; i < sizeof bounded / sizeof *bounded; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/grammars/%s.gbnf", GCG_SOURCE_ROOT, bounded[i]);
+        char *src = read_file(path);
+        gcg_certificate c = cert_of(src, NULL);
+        free(src);
+        ck_assert_msg(c.bounded, "%s: unbounded (rule %s)", bounded[i], c.unbounded_rule);
+    }
+    char *src = read_file(GCG_SOURCE_ROOT "/grammars/ambiguous.gbnf");
+    gcg_certificate c = cert_of(src, NULL);
+    free(src);
+    ck_assert(!c.bounded);
+    ck_assert_uint_eq(c.unbounded_reason, GCG_UNBOUNDED_AMBIGUITY);
+    src = read_file(GCG_SOURCE_ROOT "/grammars/c_subset.gbnf");
+    c = cert_of(src, NULL);
+    free(src);
+    ck_assert(!c.bounded);
+    ck_assert_uint_eq(c.unbounded_reason, GCG_UNBOUNDED_RECURSION);
 }
 END_TEST
 
@@ -628,6 +819,12 @@ int main(void)
     tcase_add_test(tc, test_utf8_split_tokens);
     tcase_add_test(tc, test_empty_mask);
     tcase_add_test(tc, test_glr_fork);
+    tcase_add_test(tc, test_cert_fork_remerges);
+    tcase_add_test(tc, test_cert_fork_lives_bounded);
+    tcase_add_test(tc, test_cert_split_run_bounded);
+    tcase_add_test(tc, test_cert_identical_alternatives);
+    tcase_add_test(tc, test_cert_ambiguity_unbounded);
+    tcase_add_test(tc, test_cert_repository_grammars);
     tcase_add_test(tc, test_n_words);
     tcase_add_test(tc, test_bytes_without_vocab);
     tcase_add_test(tc, test_no_automaton);
