@@ -217,7 +217,7 @@ static gcg_status fb_preds(fork_bound *f)
         memset(last, 0, (size_t)n * sizeof *last);
         for (uint32_t p = 0; p < n; p++) {
             for (uint32_t t = 0; t < lr->n_terms; t++) {
-                uint32_t a = lr->action[(size_t)p * lr->n_terms + t];
+                uint32_t a = lr_action(lr, p, t);
                 const uint32_t *m = GCG_ACT_KIND(a) == GCG_ACT_MULTI ? lr->multi + GCG_ACT_ARG(a) : NULL;
                 for (uint32_t i = 0; i < (m ? m[0] : 1); i++) {
                     uint32_t x = m ? m[i + 1] : a;
@@ -225,9 +225,8 @@ static gcg_status fb_preds(fork_bound *f)
                         fb_pred_add(f, last, pass, p, GCG_ACT_ARG(x));
                 }
             }
-            for (uint32_t A = 0; A < lr->n_nts; A++)
-                if (lr->go[(size_t)p * lr->n_nts + A] != GCG_NO_GOTO)
-                    fb_pred_add(f, last, pass, p, lr->go[(size_t)p * lr->n_nts + A]);
+            for (uint32_t k = lr->go_start[p]; k < lr->go_start[p + 1]; k++) /* p's gotos */
+                fb_pred_add(f, last, pass, p, lr->go_to[k]);
         }
         if (pass == 0) {
             for (uint32_t q = 0; q < n; q++)
@@ -284,7 +283,7 @@ static fb_result fb_reduce(fork_bound *f, const fb_config *c, fb_stack s, uint32
         }
         s.d++;
     }
-    uint32_t g = lr->go[(size_t)fb_top(c, &s) * lr->n_nts + lr->prod_lhs[prod]];
+    uint32_t g = lr_goto(lr, fb_top(c, &s), lr->prod_lhs[prod]);
     if (g == GCG_NO_GOTO)
         return FB_OK;
     if (s.n == FB_OWN)
@@ -321,7 +320,7 @@ static fb_result fb_step(fork_bound *f, const fb_config *c, uint32_t t, fb_confi
             return FB_GIVE_UP;
     for (uint32_t i = 0; i < f->n_work; i++) {
         fb_stack s = f->work_stacks[i];
-        uint32_t a = lr->action[(size_t)fb_top(c, &s) * lr->n_terms + t];
+        uint32_t a = lr_action(lr, fb_top(c, &s), t);
         const uint32_t *m = GCG_ACT_KIND(a) == GCG_ACT_MULTI ? lr->multi + GCG_ACT_ARG(a) : NULL;
         f->work += m ? m[0] : 1;
         for (uint32_t k = 0; k < (m ? m[0] : 1); k++) {
