@@ -78,7 +78,11 @@ gcg_status gcg_matcher_fill_mask_bruteforce(gcg_matcher *m, uint32_t *words, siz
     memset(words, 0, need * sizeof *words);
     if (m->terminated)
         return GCG_OK;
-    gcg_status st = walk(m, &m->brute, words); /* outside a commit: no work limit */
+    /* Outside a commit: no work limit, and no node sharing (a shared node
+     * changes no answer, and each trie node's stacks are dropped at once). */
+    m->p.no_merge = true;
+    gcg_status st = walk(m, &m->brute, words);
+    m->p.no_merge = false;
     if (st != GCG_OK)
         return st;
     for (uint32_t i = 0; m->complete && i < v->n_eos; i++)

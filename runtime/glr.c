@@ -422,7 +422,8 @@ gcg_status glr_step(glr *p, const uint32_t *in, uint32_t n_in, uint32_t term, ui
         if (st == GCG_OK && n == 0)
             st = GCG_ERR_REJECTED;
     }
-    if (st == GCG_OK && term < p->t->n_classes && glr_merge_step(&p->merge, &p->g, p->made, p->n_made, out, n)) {
+    if (st == GCG_OK && term < p->t->n_classes && !p->no_merge &&
+        glr_merge_step(&p->merge, &p->g, p->made, p->n_made, out, n)) {
         for (uint32_t i = 0; i < n; i++) /* the frontier's holds: on the stand-ins */
             p->map_node[p->g.nodes[out[i]].state] = out[i];
     }

@@ -58,6 +58,10 @@ typedef struct glr {
      * that would pass the limit fails with GCG_ERR_LIMIT, changing nothing. */
     uint64_t work, work_limit;
     glr_merge merge;         /* equal nodes across levels (glr_merge.h)       */
+    bool no_merge;           /* skip merging: steps whose nodes are dropped at
+                                once (the brute-force mask), where entering
+                                thousands of short-lived nodes would only fill
+                                the merge table                               */
     uint64_t merged;         /* nodes replaced by an earlier equal one, in all */
 } glr;
 
