@@ -364,7 +364,7 @@ static json_t *deref(sctx *c, json_t *s, const char *ptr)
         sx_error(c, GCG_ERR_LIMIT, ptr, "$ref chain deeper than %u (recursive allOf?)", SX_MAX_DEPTH);
         return NULL;
     }
-    json_t *rest = json_deep_copy(s);
+    json_t *rest = c->ref_alone ? json_object() : json_deep_copy(s);
     json_object_del(rest, "$ref");
     json_t *t = deref(c, target, ptr);
     json_t *m = t ? merge(c, t, rest, ptr) : NULL;
@@ -565,6 +565,27 @@ static json_t *flatten(sctx *c, json_t *s, const char *ptr)
 
 /* ---- oneOf: disjointness ------------------------------------------------- */
 
+static unsigned possible_types(sctx *c, json_t *s, unsigned depth);
+
+/* m narrowed by the types of the target of s's "$ref", if any. */
+static unsigned possible_types_ref(sctx *c, json_t *s, unsigned m, unsigned depth)
+{
+    json_t *ref = json_object_get(s, "$ref");
+    if (!json_is_string(ref))
+        return m;
+    json_t *target;
+    char *tp = NULL;
+    gcg_diag *d = c->diag;
+    gcg_status st = c->st;
+    c->diag = NULL;
+    if (sx_resolve(c, json_string_value(ref), "", &target, &tp))
+        m &= possible_types(c, target, depth + 1);
+    c->st = st;
+    c->diag = d;
+    free(tp);
+    return m;
+}
+
 /* The types a schema's instances can have (upper bound), following $ref. */
 static unsigned possible_types(sctx *c, json_t *s, unsigned depth)
 {
@@ -573,6 +594,8 @@ static unsigned possible_types(sctx *c, json_t *s, unsigned depth)
     if (!json_is_object(s) || depth > 16)
         return T_ALL;
     unsigned m = T_ALL;
+    if (c->ref_alone && json_is_string(json_object_get(s, "$ref")))
+        return possible_types_ref(c, s, m, depth);
     json_t *t = json_object_get(s, "type");
     if (t) {
         gcg_diag *d = c->diag;
@@ -594,19 +617,7 @@ static unsigned possible_types(sctx *c, json_t *s, unsigned depth)
         json_array_foreach(e, i, v) u |= sx_value_type(v) | (sx_value_type(v) == T_INTEGER ? T_NUMBER : 0);
         m &= u;
     }
-    json_t *ref = json_object_get(s, "$ref");
-    if (json_is_string(ref)) {
-        json_t *target;
-        char *tp = NULL;
-        gcg_diag *d = c->diag;
-        gcg_status st = c->st;
-        c->diag = NULL;
-        if (sx_resolve(c, json_string_value(ref), "", &target, &tp))
-            m &= possible_types(c, target, depth + 1);
-        c->st = st;
-        c->diag = d;
-        free(tp);
-    }
+    m = possible_types_ref(c, s, m, depth);
     json_t *any = json_object_get(s, "anyOf");
     if (!json_is_array(any))
         any = json_object_get(s, "oneOf");
@@ -855,7 +866,7 @@ static void body(sctx *c, json_t *s0, const char *ptr, gcg_buf *out)
     bool ref_only = json_is_string(ref);
     const char *k;
     json_t *v;
-    json_object_foreach(s0, k, v) ref_only &= !strcmp(k, "$ref") || in_list(annotations, k);
+    json_object_foreach(s0, k, v) ref_only &= c->ref_alone || !strcmp(k, "$ref") || in_list(annotations, k);
     if (ref_only) {
         json_t *target;
         char *tptr = NULL;
@@ -987,6 +998,18 @@ static void fixed_rules(sctx *c, gcg_buf *out)
             gcg_buf_printf(out, "%s ::= %s\n", fixed[i].name, fixed[i].body);
 }
 
+/* Drafts 04, 06 and 07 say a schema with "$ref" is that reference alone:
+ * its other keywords are ignored. 2019-09 and later (and a document that
+ * names no draft) apply them beside the reference. */
+static bool ref_overrides_siblings(json_t *doc)
+{
+    const char *d = json_string_value(json_object_get(doc, "$schema"));
+    if (!d)
+        return false;
+    return strstr(d, "json-schema.org/draft-04/") || strstr(d, "json-schema.org/draft-06/") ||
+           strstr(d, "json-schema.org/draft-07/") || strstr(d, "json-schema.org/draft-03/");
+}
+
 gcg_status gcg_schema_to_gbnf(const char *json, size_t len, const gcg_schema_options *opt, char **gbnf_out,
                               gcg_diag *diag)
 {
@@ -1001,9 +1024,10 @@ gcg_status gcg_schema_to_gbnf(const char *json, size_t len, const gcg_schema_opt
                          (uint32_t)(je.column > 0 ? je.column : 0), "invalid JSON: %s", je.text);
         return GCG_ERR_FORMAT;
     }
-    sctx c = {doc, {0}, diag, json_array(), json_object(), json_object(), GCG_OK, 0};
+    sctx c = {doc, {0}, diag, json_array(), json_object(), json_object(), GCG_OK, 0, false};
     if (opt)
         c.opt = *opt;
+    c.ref_alone = ref_overrides_siblings(doc);
     /* RFC 8259: JSON-text = ws value ws; the document's own rule is root-value */
     json_object_set_new(c.names, "root", json_true());
     json_object_set_new(c.names, "root-value", json_true());

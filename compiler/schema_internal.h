@@ -31,6 +31,7 @@ typedef struct sctx {
     json_t *memo;            /* JSON pointer -> rule name                     */
     gcg_status st;           /* first error                                   */
     unsigned depth;
+    bool ref_alone;          /* drafts 04-07: "$ref" siblings are ignored     */
 } sctx;
 
 /* Records an error about the subschema at `ptr` (first status kept). */

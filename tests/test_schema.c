@@ -235,6 +235,16 @@ START_TEST(refs)
                V("1", "null"), V("\"x\""));
     check_sets("{\"$defs\":{\"x\":{\"$anchor\":\"pos\",\"type\":\"integer\",\"minimum\":1}},\"$ref\":\"#pos\"}",
                V("1", "7"), V("0"));
+    /* drafts 04-07: a schema with "$ref" is the reference alone; later drafts
+     * (and no "$schema") apply the siblings beside it */
+    check_sets("{\"$schema\":\"http://json-schema.org/draft-04/schema#\",\"properties\":{\"a\":"
+               "{\"type\":\"string\",\"$ref\":\"#/d\"}},\"d\":{\"type\":\"object\"}}",
+               V("{\"a\":{}}", "{\"a\":{\"b\":1}}"), V("{\"a\":\"x\"}", "{\"a\":1}"));
+    check_sets("{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"a\":"
+               "{\"maximum\":3,\"$ref\":\"#/d\"}},\"d\":{\"type\":\"integer\"}}",
+               V("{\"a\":7}", "{\"a\":1}"), V("{\"a\":1.5}"));
+    check_sets("{\"properties\":{\"a\":{\"maximum\":3,\"$ref\":\"#/d\"}},\"d\":{\"type\":\"integer\"}}",
+               V("{\"a\":1}"), V("{\"a\":7}", "{\"a\":1.5}"));
     check_error("{\"$ref\":\"other.json#/a\"}", GCG_ERR_FORMAT, "#: keyword \"$ref\"", "local");
     check_error("{\"$ref\":\"#/nowhere\"}", GCG_ERR_FORMAT, "no such location", NULL);
 }
