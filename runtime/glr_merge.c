@@ -11,13 +11,13 @@ void glr_merge_init(glr_merge *mg)
 
 void glr_merge_free(glr_merge *mg)
 {
-    free(mg->cache), free(mg->mark), free(mg->repl), free(mg->dfs);
+    free(mg->cache), free(mg->mark), free(mg->repl), free(mg->slot), free(mg->dfs);
     memset(mg, 0, sizeof *mg);
 }
 
 size_t glr_merge_size(const glr_merge *mg)
 {
-    return ((size_t)mg->cap_cache + 2 * (size_t)mg->cap_nodes + mg->cap_dfs) * sizeof(uint32_t);
+    return ((size_t)mg->cap_cache + 3 * (size_t)mg->cap_nodes + mg->cap_dfs) * sizeof(uint32_t);
 }
 
 static uint32_t slot(const glr_merge *mg, uint32_t state, uint32_t below)
@@ -33,28 +33,59 @@ static uint32_t only_below(const gss *g, uint32_t v)
     return e == GSS_NONE || g->edges[e].next != GSS_NONE ? GSS_NONE : g->edges[e].to;
 }
 
-/* An entry whose node has been freed since: its slot may be reused (it
- * stays non-empty, so the probe sequences through it are unbroken). */
-static bool stale(const gss *g, uint32_t z)
+static void put(glr_merge *mg, uint32_t h, uint32_t v)
 {
-    return z >= g->n_nodes || g->nodes[z].state == GSS_NONE;
+    mg->cache[h] = v;
+    mg->slot[v] = h;
 }
 
-/* Enters every live node with one edge: after the table was reallocated,
- * or when stale entries fill it. */
+/* Enters node v (one edge, to `below`) at the first free slot of its probe
+ * sequence. */
+static void enter(glr_merge *mg, const gss *g, uint32_t v, uint32_t below)
+{
+    uint32_t h = slot(mg, g->nodes[v].state, below);
+    while (mg->cache[h] != GSS_NONE)
+        h = (h + 1) & (mg->cap_cache - 1);
+    put(mg, h, v);
+}
+
+/* Removes v's entry, if it has one, by backward shift (Knuth, TAOCP 6.4,
+ * Algorithm R): the entries after it in its cluster that may move back do,
+ * so the table never holds a tombstone and a probe stops at the first
+ * empty slot. A node's key cannot change while it has an entry: entries are
+ * made when a step is over, and nodes never change after their step. */
+static void forget(glr_merge *mg, const gss *g, uint32_t v)
+{
+    if (v >= mg->cap_nodes || mg->slot[v] == GSS_NONE)
+        return;
+    uint32_t mask = mg->cap_cache - 1, hole = mg->slot[v];
+    mg->slot[v] = GSS_NONE;
+    for (uint32_t j = (hole + 1) & mask, z; (z = mg->cache[j]) != GSS_NONE; j = (j + 1) & mask) {
+        uint32_t home = slot(mg, g->nodes[z].state, g->edges[g->nodes[z].edge].to);
+        /* z may fill the hole unless its home lies cyclically in (hole, j] */
+        if (((j - home) & mask) >= ((j - hole) & mask)) {
+            put(mg, hole, z);
+            hole = j;
+        }
+    }
+    mg->cache[hole] = GSS_NONE;
+}
+
+static void on_free(void *ctx, const gss *g, uint32_t v)
+{
+    forget(ctx, g, v);
+}
+
+/* Enters every live node with one edge, after the table was reallocated.
+ * Nodes of the step being settled enter too; stand_in re-enters them. */
 static void rebuild(glr_merge *mg, const gss *g)
 {
     memset(mg->cache, 0xFF, (size_t)mg->cap_cache * sizeof *mg->cache);
-    mg->used = 0;
+    memset(mg->slot, 0xFF, (size_t)mg->cap_nodes * sizeof *mg->slot);
     for (uint32_t z = 0; z < g->n_nodes; z++) {
         uint32_t below = g->nodes[z].state == GSS_NONE ? GSS_NONE : only_below(g, z);
-        if (below == GSS_NONE)
-            continue;
-        uint32_t h = slot(mg, g->nodes[z].state, below);
-        while (mg->cache[h] != GSS_NONE)
-            h = (h + 1) & (mg->cap_cache - 1);
-        mg->cache[h] = z;
-        mg->used++;
+        if (below != GSS_NONE)
+            enter(mg, g, z, below);
     }
 }
 
@@ -69,12 +100,16 @@ static bool reserve(glr_merge *mg, const gss *g)
         uint32_t *b = a ? realloc(mg->repl, (size_t)n * sizeof *b) : NULL;
         if (b)
             mg->repl = b;
-        uint32_t *d = b ? realloc(mg->dfs, 2 * (size_t)n * sizeof *d) : NULL;
+        uint32_t *c = b ? realloc(mg->slot, (size_t)n * sizeof *c) : NULL;
+        if (c)
+            mg->slot = c;
+        uint32_t *d = c ? realloc(mg->dfs, 2 * (size_t)n * sizeof *d) : NULL;
         if (d)
             mg->dfs = d, mg->cap_dfs = 2 * n;
         if (!d)
             return false;
         memset(mg->mark + mg->cap_nodes, 0, (size_t)(n - mg->cap_nodes) * sizeof *a);
+        memset(mg->slot + mg->cap_nodes, 0xFF, (size_t)(n - mg->cap_nodes) * sizeof *c);
         mg->cap_nodes = n;
     }
     if (mg->cap_cache < 2 * g->cap_nodes) {
@@ -91,31 +126,22 @@ static bool reserve(glr_merge *mg, const gss *g)
     return true;
 }
 
-
 /* The earlier node equal to v (one edge, to `below`), or v itself, which
- * then enters the table. Open addressing with linear probing: a live node
- * with one edge stays in the table until it is freed, so every equal
- * earlier node is found (the certificate counts on it); an entry is trusted
- * only after checking its content, since its node may have been reused. */
+ * then enters the table. Every live node with one edge from an earlier step
+ * has an entry until it is freed, so every equal earlier node is found (the
+ * certificate counts on it); at most half the slots are full, so probes are
+ * short. */
 static uint32_t stand_in(glr_merge *mg, const gss *g, uint32_t v)
 {
+    forget(mg, g, v); /* entered by a rebuild before redirect() changed it */
     uint32_t below = only_below(g, v), state = g->nodes[v].state;
     if (below == GSS_NONE)
         return v;
-    uint32_t h = slot(mg, state, below), reuse = GSS_NONE;
-    for (uint32_t z; (z = mg->cache[h]) != GSS_NONE; h = (h + 1) & (mg->cap_cache - 1)) {
-        if (stale(g, z)) {
-            reuse = reuse == GSS_NONE ? h : reuse;
-            continue;
-        }
-        if (z != v && mg->mark[z] != mg->gen && g->nodes[z].state == state && only_below(g, z) == below)
+    uint32_t h = slot(mg, state, below);
+    for (uint32_t z; (z = mg->cache[h]) != GSS_NONE; h = (h + 1) & (mg->cap_cache - 1))
+        if (mg->mark[z] != mg->gen && g->nodes[z].state == state && only_below(g, z) == below)
             return z;
-    }
-    if (reuse == GSS_NONE)
-        reuse = h, mg->used++;
-    mg->cache[reuse] = v;
-    if (4 * (uint64_t)mg->used > 3 * (uint64_t)mg->cap_cache)
-        rebuild(mg, g);
+    put(mg, h, v);
     return v;
 }
 
@@ -170,6 +196,7 @@ uint32_t glr_merge_step(glr_merge *mg, gss *g, const uint32_t *made, uint32_t n_
 {
     if (!reserve(mg, g))
         return 0;
+    g->on_free = on_free, g->on_free_ctx = mg;
     if (++mg->gen == 0) {
         memset(mg->mark, 0, (size_t)mg->cap_nodes * sizeof *mg->mark);
         mg->gen = 1;

@@ -14,9 +14,10 @@
  * such a run a constant-width stack.
  *
  * Earlier nodes are found through a hash table keyed by (state, successor)
- * that holds every live node with one edge (open addressing; freed nodes'
- * slots are reused, and the table is rebuilt from the pool when it grows or
- * fills): no merge is missed, which the latency certificate relies on (it
+ * that holds every live node with one edge (open addressing with linear
+ * probing; the GSS tells the table of each node it frees, whose entry is
+ * deleted by backward shift, so the table holds live nodes only and is
+ * rebuilt from the pool only when the pool grows): no merge is missed, which the latency certificate relies on (it
  * bounds stacks that differ only by where a run of equal nodes was split).
  * Nodes made in the same step are not merged with each other. Nodes never change once their step
  * is over, so a node merged into is left as it was: atomic commit and
@@ -34,8 +35,8 @@
 typedef struct glr_merge {
     uint32_t *cache;        /* (state, successor) hash -> node, or GSS_NONE   */
     uint32_t cap_cache;     /* power of two, >= 2 x the node pool             */
-    uint32_t used;          /* non-empty slots (live or stale)                 */
     uint32_t *mark, *repl;  /* per node: step stamp (made / done), its stand-in */
+    uint32_t *slot;         /* per node: its slot in cache, or GSS_NONE        */
     uint32_t cap_nodes, gen;
     uint32_t *dfs;          /* depth-first stack over the step's nodes         */
     uint32_t cap_dfs;

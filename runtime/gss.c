@@ -97,6 +97,8 @@ void gss_unlink(gss *g, uint32_t from, uint32_t prev, uint32_t e)
  * they point to lose a reference; those reaching zero are pushed on `work`. */
 static uint32_t free_node(gss *g, uint32_t n, uint32_t top)
 {
+    if (g->on_free)
+        g->on_free(g->on_free_ctx, g, n);
     uint32_t e = g->nodes[n].edge;
     while (e != GSS_NONE) {
         uint32_t next = g->edges[e].next, to = g->edges[e].to;

@@ -38,6 +38,10 @@ typedef struct gss {
     uint32_t cap_work;
     const uint32_t *weight; /* per LR state, or NULL; borrowed               */
     uint64_t weight_live;   /* sum of weight[state] over the live nodes      */
+    /* Called with each node about to be freed, its edges still in place (an
+     * index of the nodes, such as glr_merge's, forgets it), or NULL. */
+    void (*on_free)(void *ctx, const struct gss *g, uint32_t node);
+    void *on_free_ctx;
 } gss;
 
 bool gss_init(gss *g, uint32_t initial_nodes, uint32_t max_nodes);
