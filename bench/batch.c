@@ -1,8 +1,10 @@
 /*
  * batch.c — lock-step batch replay over a thread pool (see batch.h).
  */
+#define _GNU_SOURCE
 #include "batch.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +193,22 @@ static void free_lanes(batch_ctx *c) {
     free(c->rows);
 }
 
+/* The library's pool, its workers on the CPUs other than the main thread's
+ * (threads inherit their creator's affinity, and the main thread is pinned
+ * to one CPU: workers created as it is would share that CPU). */
+static gcg_status api_pool_new(uint32_t threads, const int *cpus, size_t n_cpus, gcg_pool **out) {
+    cpu_set_t mine, others;
+    bool moved = n_cpus > 1 && sched_getaffinity(0, sizeof mine, &mine) == 0;
+    if (moved) {
+        CPU_ZERO(&others);
+        for (size_t i = 1; i < n_cpus; i++) CPU_SET(cpus[i], &others);
+        moved = sched_setaffinity(0, sizeof others, &others) == 0;
+    }
+    gcg_status st = gcg_pool_new(threads, out);
+    if (moved) sched_setaffinity(0, sizeof mine, &mine);
+    return st;
+}
+
 /* Per batch step, the minimum over repeats (steps replay identically). */
 static void keep_min(bench_samples *min, const bench_samples *s, bool first) {
     if (first) {
@@ -219,7 +237,7 @@ gcg_status bench_batch_run(const gcg_artifact *art, const bench_seqset *seqs, co
     bench_samples_init(&commit_min);
     bench_pool *pool = bench_pool_new(opt->mode == BENCH_BATCH_POOL ? r->threads : 1, opt->cpus, opt->n_cpus);
     gcg_status st = pool ? make_lanes(&c) : GCG_ERR_NOMEM;
-    if (st == GCG_OK && opt->mode == BENCH_BATCH_API) st = gcg_pool_new(r->threads, &c.api_pool);
+    if (st == GCG_OK && opt->mode == BENCH_BATCH_API) st = api_pool_new(r->threads, opt->cpus, opt->n_cpus, &c.api_pool);
     if (opt->mode == BENCH_BATCH_SINGLE) r->threads = 1;
     if (st == GCG_OK) pass(&c, pool, NULL, NULL, opt->warmup_steps);
     for (uint32_t rep = 0; st == GCG_OK && rep < r->repeats; rep++) {

@@ -327,13 +327,13 @@ static gcg_status run_batch(const cli *c, const gcg_artifact *art, const bench_s
 
 /* --batch-api: per size B, B single calls in a row, then the batch API on
  * each thread count. */
-static gcg_status run_batch_api(const cli *c, const gcg_artifact *art, const bench_seqset *s, bench_workload *w,
-                                char *err, size_t len) {
+static gcg_status run_batch_api(const cli *c, const gcg_artifact *art, const bench_seqset *s, const int *cpus,
+                                size_t n_cpus, bench_workload *w, char *err, size_t len) {
     for (uint32_t i = 0; i < c->n_api_sizes; i++)
         for (uint32_t k = 0; k <= c->n_api_threads && w->n_api < BENCH_MAX_API_RUNS; k++) {
             bench_batch_options bo = {.mode = k ? BENCH_BATCH_API : BENCH_BATCH_SINGLE, .batch = c->api_sizes[i],
                                       .threads = k ? c->api_threads[k - 1] : 1, .repeats = c->repeats,
-                                      .warmup_steps = c->warmup / c->api_sizes[i]};
+                                      .warmup_steps = c->warmup / c->api_sizes[i], .cpus = cpus, .n_cpus = n_cpus};
             gcg_status st = bench_batch_run(art, s, &bo, &w->api[w->n_api]);
             if (st != GCG_OK) {
                 snprintf(err, len, "%s: batch API B=%u: %s", w->name, bo.batch, gcg_status_str(st));
@@ -355,7 +355,7 @@ static gcg_status run_workload(const cli *c, const gcg_artifact *art, int kind, 
     if (st == GCG_OK) describe(c, art, kind, &s, w);
     if (st == GCG_OK && !c->batch_only) st = run_single(c, art, &s, w, err, len);
     if (st == GCG_OK && c->batch) st = run_batch(c, art, &s, cpus, n_cpus, w, err, len);
-    if (st == GCG_OK && c->n_api_sizes) st = run_batch_api(c, art, &s, w, err, len);
+    if (st == GCG_OK && c->n_api_sizes) st = run_batch_api(c, art, &s, cpus, n_cpus, w, err, len);
     bench_seqset_free(&s);
     return st;
 }

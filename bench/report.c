@@ -88,9 +88,11 @@ static void table_batch(FILE *out, const bench_workload *w, size_t n) {
     }
 }
 
-/* The batch target: B x the single-matcher mask p99.9 / threads. */
+/* The batch target: B x the single-matcher mask p99.9 / threads, both on
+ * per-step minima over repeats (the engine's cost without host noise; the
+ * medians of repeats are shown beside it). */
 static double api_target_ns(const bench_workload *w, const bench_batch_result *b) {
-    return (double)b->batch * (double)w->m.mask.median.p999 / (double)b->threads;
+    return (double)b->batch * (double)w->m.mask_min_sum.p999 / (double)b->threads;
 }
 
 static void table_api(FILE *out, const bench_workload *w, size_t n) {
@@ -100,7 +102,7 @@ static void table_api(FILE *out, const bench_workload *w, size_t n) {
     fprintf(out, "\n%-30s %4s %-6s %3s %8s | %-39s | %-15s | %-15s | %s\n", "batch API (wall us per step)", "B", "how",
             "thr", "steps", "fill all B masks (median of repeats)", "per-step min", "commit all B", "target p99.9");
     fprintf(out, "%-30s %4s %-6s %3s %8s | %9s %9s %9s %9s | %7s %7s | %7s %7s | %s\n", "workload", "", "", "", "",
-            "p50", "p99", "p99.9", "max", "p50", "p99.9", "p50", "p99.9", "B*single/thr");
+            "p50", "p99", "p99.9", "max", "p50", "p99.9", "p50", "p99.9", "B*single/thr, minima");
     for (size_t i = 0; i < n; i++)
         for (uint32_t k = 0; k < w[i].n_api; k++) {
             const bench_batch_result *b = &w[i].api[k];
@@ -109,7 +111,7 @@ static void table_api(FILE *out, const bench_workload *w, size_t n) {
             char target[48] = "";
             if (api && !w[i].batch_only)
                 snprintf(target, sizeof target, "%.2f %s", us((uint64_t)api_target_ns(&w[i], b)),
-                         (double)f->p999 <= api_target_ns(&w[i], b) ? "met" : "MISSED");
+                         (double)b->fill_min.p999 <= api_target_ns(&w[i], b) ? "met" : "MISSED");
             fprintf(out, "%-30s %4u %-6s %3u %8zu | %9.2f %9.2f %9.2f %9.2f | %7.2f %7.2f | %7.2f %7.2f | %s\n",
                     w[i].name, b->batch, api ? "batch" : "single", b->threads, b->steps, us(f->p50), us(f->p99),
                     us(f->p999), us(f->max), us(b->fill_min.p50), us(b->fill_min.p999), us(b->commit.median.p50),
