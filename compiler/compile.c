@@ -1,4 +1,5 @@
 /* compile.c — the compiler's phases in order (see compile.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,6 +17,7 @@
 #include "normalize.h"
 #include "tags.h"
 #include "triggers.h"
+#include "token_refs.h"
 #include "token_trie.h"
 
 static double now(void)
@@ -32,6 +34,7 @@ typedef struct compilation {
     byteclass bc;
     lr_tables lr;
     gcg_vocab bytes256;
+    gcg_token_refs refs;  /* the grammar's token references              */
 } compilation;
 
 static void compilation_free(compilation *c)
@@ -50,6 +53,8 @@ static gcg_status build_tables(compilation *c, const char *src, size_t len,
 {
     double t0 = now();
     gcg_status st = gcg_gbnf_parse(src, len, opt->root_name, &c->ast, diag);
+    if (st == GCG_OK)
+        st = gcg_token_refs_resolve(&c->ast, opt->vocab, &c->refs, diag);
     if (st == GCG_OK)
         st = gcg_lower(&c->ast, &c->g, &opt->limits, diag);
     if (st == GCG_OK)
@@ -75,8 +80,8 @@ static gcg_status build_tables(compilation *c, const char *src, size_t len,
 
 /* The mask automaton and its certificate; --strict-latency refuses a cyclic one. */
 static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const token_trie *trie,
-                                  const gcg_compile_options *opt, gcg_writer *w, gcg_compile_stats *stats,
-                                  gcg_diag *diag)
+                                  const uint8_t *class_of, const gcg_compile_options *opt, gcg_writer *w,
+                                  gcg_compile_stats *stats, gcg_diag *diag)
 {
     double t0 = now();
     const char **names = malloc(((size_t)c->ast.n_rules + 1) * sizeof *names);
@@ -85,9 +90,17 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const toke
     for (uint32_t r = 0; r < c->ast.n_rules; r++)
         names[r] = c->ast.rules[r].name;
     mask_automaton a;
-    gcg_status st = gcg_automaton_build(&c->g, &c->lr, v, trie, c->bc.class_of, &opt->limits, names, &a, diag);
+    gcg_status st = gcg_automaton_build(&c->g, &c->lr, v, trie, class_of, &opt->limits, names, &a, diag);
     if (st == GCG_OK)
         st = gcg_certify_whole(&a, &c->lr, &c->g, names);
+    if (st == GCG_OK && a.bounded && gcg_token_refs_overlap_text(&c->refs, opt->vocab)) {
+        /* a commit may follow a reference and the token's bytes at once:
+         * the frontier is their union, which the fork analysis does not
+         * bound */
+        a.bounded = false;
+        a.unbounded_reason = GCG_CERT_UNBOUNDED_AMBIGUITY;
+        snprintf(a.unbounded_rule, sizeof a.unbounded_rule, "%s", "token reference");
+    }
     free(names);
     stats->trie_nodes = trie->n_nodes;
     if (st != GCG_OK)
@@ -131,20 +144,37 @@ static gcg_status write_artifact(compilation *c, const char *src, size_t len,
     gcg_vocab_sections own = {0};
     const gcg_vocab_sections *vs = opt->vocab && opt->vocab_sections ? opt->vocab_sections : &own;
     gcg_status st = vs == &own ? gcg_vocab_sections_build(v, &own) : GCG_OK;
+    /* Token references: the automaton reads their terminal bytes; the
+     * runtime's byte map sends those bytes, in a token's text, to the dead
+     * class, and the TOKEN_REFS section names the references' classes. */
+    uint8_t walk_class[256];
+    memcpy(walk_class, c->bc.class_of, sizeof walk_class);
+    for (uint32_t k = 0; k < c->refs.n; k++)
+        c->bc.class_of[c->refs.ref[k].byte] = walk_class[GCG_TOKEN_REF_DEAD];
     gcg_writer w;
     gcg_writer_init(&w);
     if (st == GCG_OK)
         st = gcg_emit_tables(&in, &w);
+    if (st == GCG_OK && c->refs.n)
+        st = gcg_token_refs_emit(&c->refs, walk_class, v->n_tokens, &w);
     if (st == GCG_OK)
         st = gcg_emit_vocab(vs, opt->vocab_by_reference, &w);
-    /* The byte trie the mask automaton walks: the prepared vocabulary's. */
+    /* The byte trie the mask automaton walks: the prepared vocabulary's, or
+     * with token references one with a virtual token for each. */
     token_trie own_trie = {0};
-    const token_trie *trie = opt->vocab && opt->vocab_trie ? opt->vocab_trie : &own_trie;
+    gcg_vocab ref_vocab = {0};
+    const gcg_vocab *walk_v = v;
+    if (st == GCG_OK && c->refs.n && !opt->no_automaton) {
+        st = gcg_token_refs_vocab(v, &c->refs, &ref_vocab);
+        walk_v = &ref_vocab;
+    }
+    const token_trie *trie = opt->vocab && opt->vocab_trie && !c->refs.n ? opt->vocab_trie : &own_trie;
     if (st == GCG_OK && !opt->no_automaton && trie == &own_trie)
-        st = gcg_trie_build(v, NULL, &own_trie);
+        st = gcg_trie_build(walk_v, NULL, &own_trie);
     if (st == GCG_OK && !opt->no_automaton)
-        st = build_automaton(c, v, trie, opt, &w, stats, diag);
+        st = build_automaton(c, walk_v, trie, walk_class, opt, &w, stats, diag);
     gcg_trie_free(&own_trie);
+    gcg_vocab_free(&ref_vocab);
     if (st == GCG_OK && opt->n_triggers)
         st = gcg_triggers_emit(opt->triggers, opt->n_triggers, v->n_tokens, &w, diag);
     if (st == GCG_OK)

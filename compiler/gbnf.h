@@ -66,6 +66,8 @@ typedef struct gbnf_node {
     bool negated;           /* CLASS: "[^...]"; TOKEN: "!<...>"                 */
     bool by_id;             /* TOKEN: <[ID]> (else <TEXT>, text in bytes)       */
     uint32_t token;         /* TOKEN with by_id: the id                         */
+    uint8_t term_byte;      /* TOKEN, once resolved (token_refs.h): the byte
+                               standing for it in the byte grammar, or 0      */
     uint32_t rule;          /* REF: index into gbnf_grammar.rules               */
     uint32_t min, max;      /* REPEAT                                           */
 } gbnf_node;

@@ -347,6 +347,8 @@ static uint32_t symbol_for(lower_ctx *c, uint32_t node)
         if (nd->n_bytes == 1)
             return tset_range(c, nd->bytes[0], nd->bytes[0]);
         return group_of(c, node);
+    case GBNF_TOKEN:
+        return tset_range(c, nd->term_byte, nd->term_byte);
     case GBNF_SEQ:
         if (nd->n_kids == 1)
             return symbol_for(c, nd->kids[0]);
@@ -408,16 +410,18 @@ static void ctx_free(lower_ctx *c)
     free(c->reps);
 }
 
-/* Token references parse (gbnf.h) but have no byte-level meaning here: each
- * one is an error at its position, so no grammar silently loses them. */
+/* A token reference is lowered to the byte token_refs.h gave it; one that
+ * was not resolved (no vocabulary) is an error at its position, so no
+ * grammar silently loses it. */
 static gcg_status refuse_token_refs(const gbnf_grammar *ast, gcg_diag *diag)
 {
     gcg_status st = GCG_OK;
     for (uint32_t i = 0; i < ast->n_nodes; i++) {
         const gbnf_node *nd = &ast->nodes[i];
-        if (nd->kind != GBNF_TOKEN)
+        if (nd->kind != GBNF_TOKEN || nd->term_byte)
             continue;
-        gcg_diag_add(diag, GCG_SEV_ERROR, nd->line, nd->col, "token references are not supported yet");
+        gcg_diag_add(diag, GCG_SEV_ERROR, nd->line, nd->col,
+                     "a token reference needs a tokenizer vocabulary (--tokenizer, --tiktoken, --vocab-hex or --vocab)");
         st = GCG_ERR_FORMAT;
     }
     return st;

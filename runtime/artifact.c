@@ -11,6 +11,7 @@
 
 #include "artifact.h"
 #include "error.h"
+#include "token_ref_section.h"
 #include "trigger_section.h"
 
 /* A required section of exactly `want` bytes (want = 0: any size). */
@@ -224,9 +225,11 @@ static gcg_status load_sets(gcg_artifact *a, gcg_error *err)
     const uint8_t *p;
     if (packed(&a->c, GCG_SEC_TOKENSETS, true, h, &l, &p, err) != GCG_OK)
         return GCG_ERR_FORMAT;
-    if (h[1] != (a->v.n_tokens + 31) / 32)
+    /* bits past the vocabulary: one per token reference */
+    uint32_t bits = a->v.n_tokens + a->refs.n;
+    if (h[1] != (bits + 31) / 32)
         return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "token set section: %u words, expected %u",
-                             h[1], (a->v.n_tokens + 31) / 32);
+                             h[1], (bits + 31) / 32);
     m->n_sets = h[0], m->words = h[1];
     m->sets = (const gcg_set_entry *)(p + l.off[0]);
     m->set_data = (const uint32_t *)(p + l.off[1]);
@@ -236,7 +239,7 @@ static gcg_status load_sets(gcg_artifact *a, gcg_error *err)
         if (e->kind > GCG_SET_SPARSE || e->offset + len > h[2])
             return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "token set %u out of range", i);
         for (uint32_t k = 0; e->kind == GCG_SET_SPARSE && k < e->count; k++)
-            if (m->set_data[e->offset + k] >= a->v.n_tokens)
+            if (m->set_data[e->offset + k] >= bits)
                 return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "token set %u: id out of range", i);
     }
     return GCG_OK;
@@ -358,6 +361,8 @@ static gcg_status open_validated(gcg_artifact *a, const gcg_vocabulary *vocab, g
         st = load_tables(a, err);
     if (st == GCG_OK)
         st = attach_vocab(a, vocab, err);
+    if (st == GCG_OK)
+        st = gcg_token_ref_section_load(a, err);
     if (st == GCG_OK)
         st = load_automaton(a, err);
     if (st == GCG_OK)
@@ -481,7 +486,8 @@ uint32_t gcg_artifact_vocab_size(const gcg_artifact *a)
 
 size_t gcg_artifact_mask_words(const gcg_artifact *a)
 {
-    return ((size_t)a->v.n_tokens + 31) / 32;
+    /* with token references, the automaton's sets have a bit for each */
+    return a->mask.n_sets ? a->mask.words : ((size_t)a->v.n_tokens + 31) / 32;
 }
 
 const uint32_t *gcg_artifact_eos(const gcg_artifact *a, uint32_t *n)
@@ -549,6 +555,6 @@ const char *gcg_section_name(uint32_t id)
     static const char *const names[] = {"unknown", "meta", "grammar", "byteclass", "productions",
                                         "action", "multi", "goto", "symbols", "vocab", "tokensets",
                                         "automaton", "roots", "certificate", "trie", "triggers",
-                                        "vocabref"};
+                                        "vocabref", "tokenrefs"};
     return id < sizeof names / sizeof *names ? names[id] : "unknown";
 }

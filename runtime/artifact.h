@@ -73,6 +73,12 @@ typedef struct gcg_mask_view {
     const gcg_cert_entry *cert;
 } gcg_mask_view;
 
+/* GCG_SEC_TOKEN_REFS (token_ref_section.c); n = 0 when absent. */
+typedef struct gcg_token_ref_view {
+    uint32_t n;
+    const gcg_token_ref_entry *e;
+} gcg_token_ref_view;
+
 struct gcg_artifact {
     uint8_t *mem;                  /* the file's bytes (mapped or owned)      */
     size_t size;
@@ -84,6 +90,7 @@ struct gcg_artifact {
                                       artifact was compiled by reference      */
     gcg_trie_view trie;
     gcg_mask_view mask;
+    gcg_token_ref_view refs;       /* token references of the grammar         */
     uint64_t vocab_fp;             /* 0: no vocabulary                        */
     bool vocab_embedded;
 };

@@ -34,8 +34,28 @@ enum gcg_section_id {
     GCG_SEC_CERTIFICATE = 13,/* worst-case latency bound                          */
     GCG_SEC_TRIE = 14,       /* token trie over byte classes (brute-force mask)   */
     GCG_SEC_TRIGGERS = 15,   /* lazy grammar triggers (optional; see below)       */
-    GCG_SEC_VOCAB_REF = 16   /* which vocabulary: size and fingerprint (packed)   */
+    GCG_SEC_VOCAB_REF = 16,  /* which vocabulary: size and fingerprint (packed)   */
+    GCG_SEC_TOKEN_REFS = 17  /* token references of the grammar (optional)        */
 };
+
+/* GCG_SEC_TOKEN_REFS (optional; present iff the grammar has token references,
+ * validated by token_ref_section.c, used by the matcher):
+ *   uint32 {n_refs, n_tokens, 0, 0};
+ *   gcg_token_ref_entry[n_refs]
+ * Reference k is the terminal byte class `cls` of the tables (a class no
+ * byte maps to). It matches token `token` alone, or with flags bit 0 every
+ * token but it and the EOS tokens. A commit of a token it matches also reads
+ * `cls` from the frontier it started from. The mask automaton's token sets
+ * hold reference k at bit n_tokens + k (its sets' words cover
+ * n_tokens + n_refs bits); fill_mask turns that bit into the tokens it
+ * matches. */
+typedef struct gcg_token_ref_entry {
+    uint32_t cls;      /* terminal byte class                      */
+    uint32_t token;    /* token id (< n_tokens)                    */
+    uint32_t flags;    /* bit 0: negated; others zero              */
+    uint32_t reserved; /* zero                                     */
+} gcg_token_ref_entry;
+#define GCG_TOKEN_REF_NEGATED 1u
 
 /* GCG_SEC_TRIGGERS (optional; present iff the artifact was compiled with
  * triggers, validated by trigger_section.c, used by lazy.c):

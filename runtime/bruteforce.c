@@ -10,6 +10,7 @@
 
 #include "brute_scratch.h"
 #include "matcher.h"
+#include "token_ref_section.h"
 
 static void set_tokens(const gcg_trie_view *t, uint32_t node, uint32_t *words)
 {
@@ -65,6 +66,27 @@ static gcg_status walk(gcg_matcher *m, brute_scratch *b, uint32_t *words)
     }
 }
 
+/* Token references: each one whose terminal the stack can read allows every
+ * token it matches (by definition, token by token). */
+static gcg_status try_refs(gcg_matcher *m, uint32_t *words)
+{
+    const gcg_artifact *a = m->art;
+    for (uint32_t k = 0; k < a->refs.n; k++) {
+        uint32_t n_out;
+        bool accept;
+        gcg_status st = glr_step(&m->p, m->front, m->n_front, a->refs.e[k].cls, m->scratch[0], &n_out, &accept);
+        if (st == GCG_ERR_REJECTED)
+            continue;
+        if (st != GCG_OK)
+            return st;
+        matcher_release_frontier(m, m->scratch[0], n_out);
+        for (uint32_t t = 0; t < a->v.n_tokens; t++)
+            if (gcg_token_ref_matches(a, &a->refs.e[k], t))
+                words[t >> 5] |= 1u << (t & 31);
+    }
+    return GCG_OK;
+}
+
 gcg_status gcg_matcher_fill_mask_bruteforce(gcg_matcher *m, uint32_t *words, size_t n_words)
 {
     if (!m || !words)
@@ -72,7 +94,7 @@ gcg_status gcg_matcher_fill_mask_bruteforce(gcg_matcher *m, uint32_t *words, siz
     const gcg_vocab_view *v = &m->art->v;
     if (v->n_tokens == 0 || m->art->trie.n_nodes == 0)
         return GCG_ERR_NO_VOCAB;
-    size_t need = ((size_t)v->n_tokens + 31) / 32;
+    size_t need = gcg_artifact_mask_words(m->art);
     if (n_words < need)
         return GCG_ERR_ARG;
     memset(words, 0, need * sizeof *words);
@@ -82,6 +104,8 @@ gcg_status gcg_matcher_fill_mask_bruteforce(gcg_matcher *m, uint32_t *words, siz
      * changes no answer, and each trie node's stacks are dropped at once). */
     m->p.no_merge = true;
     gcg_status st = walk(m, &m->brute, words);
+    if (st == GCG_OK)
+        st = try_refs(m, words);
     m->p.no_merge = false;
     if (st != GCG_OK)
         return st;

@@ -112,7 +112,10 @@ GCG_API void gcg_artifact_free(gcg_artifact *art);
  * i.e. for byte-level matching only; the single-byte vocabulary has 256). */
 GCG_API uint32_t gcg_artifact_vocab_size(const gcg_artifact *art);
 
-/* Number of words a mask needs: ceil(vocab_size / 32). */
+/* Number of words a mask needs: ceil(vocab_size / 32), or for a grammar with
+ * token references ceil((vocab_size + references) / 32) (fill_mask uses one
+ * bit past the vocabulary per reference while it works; those bits are zero
+ * in every mask it returns). */
 GCG_API size_t gcg_artifact_mask_words(const gcg_artifact *art);
 
 /* The EOS token ids (may be zero of them). *n receives the count. */

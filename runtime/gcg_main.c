@@ -547,6 +547,10 @@ static int cmd_match(int argc, char **argv)
             rc = EXIT_ERRORS;
         }
     }
+    if (rc == CONTINUE && art->refs.n)
+        fprintf(stderr, "gcg: note: the grammar has %u token reference%s (<[ID]>, <TEXT>); they match whole "
+                        "tokens only, never text (gcg mask --tokens commits tokens)\n",
+                art->refs.n, art->refs.n == 1 ? "" : "s");
     if (rc == CONTINUE)
         rc = match_stream(&m, in, name, a.dot != NULL, &verdict);
     if (in && !use_stdin)

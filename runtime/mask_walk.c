@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "matcher.h"
+#include "token_ref_section.h"
 
 /* words |= set. A dense set is OR-ed 64 bits at a time (the mask and the
  * sets are 64-byte aligned in practice; word order is the same). With
@@ -114,7 +115,7 @@ gcg_status gcg_matcher_fill_mask(gcg_matcher *m, uint32_t *words, size_t n_words
     const gcg_artifact *a = m->art;
     if (a->v.n_tokens == 0 || a->mask.n_sets == 0)
         return GCG_ERR_NO_VOCAB;
-    size_t need = ((size_t)a->v.n_tokens + 31) / 32;
+    size_t need = gcg_artifact_mask_words(a);
     if (n_words < need)
         return GCG_ERR_ARG;
     memset(&m->last, 0, sizeof m->last);
@@ -128,6 +129,8 @@ gcg_status gcg_matcher_fill_mask(gcg_matcher *m, uint32_t *words, size_t n_words
     gcg_status st = walk(m, s, words);
     if (st != GCG_OK)
         return st;
+    if (a->refs.n)
+        gcg_token_refs_expand(a, words);
     for (uint32_t i = 0; m->complete && i < a->v.n_eos; i++)
         words[a->v.eos[i] >> 5] |= 1u << (a->v.eos[i] & 31);
     return GCG_OK;

@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "matcher.h"
+#include "token_ref_section.h"
 
 void gcg_matcher_options_default(gcg_matcher_options *opt)
 {
@@ -194,11 +195,13 @@ gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *o
     m->scratch[0] = malloc((size_t)ns * sizeof *m->scratch[0]);
     m->scratch[1] = malloc((size_t)ns * sizeof *m->scratch[1]);
     m->hist = malloc(((size_t)o.max_rollback + 1) * sizeof *m->hist);
+    if (art->refs.n)
+        m->unite = malloc((size_t)ns * sizeof *m->unite);
     brute_scratch_init(&m->brute);
     bool mask_ok = art->mask.n_sets == 0 ||
                    ((m->pair_weight = pair_weights(art)) &&
                     mask_scratch_init(&m->mask, art->t.n_states + art->mask.n_trans));
-    if (!m->front || !m->scratch[0] || !m->scratch[1] || !m->hist || !mask_ok ||
+    if (!m->front || !m->scratch[0] || !m->scratch[1] || !m->hist || !mask_ok || (art->refs.n && !m->unite) ||
         glr_init(&m->p, &art->t, o.initial_nodes, o.max_nodes) != GCG_OK) {
         gcg_matcher_free(m);
         return gcg_error_set(err, GCG_ERR_NOMEM, GCG_NO_OFFSET,
@@ -232,7 +235,7 @@ void gcg_matcher_free(gcg_matcher *m)
     brute_scratch_free(&m->brute);
     free(m->pair_weight);
     glr_free(&m->p);
-    free(m->front), free(m->scratch[0]), free(m->scratch[1]);
+    free(m->front), free(m->scratch[0]), free(m->scratch[1]), free(m->unite);
     free(m->hist), free(m->hist_nodes);
     free(m);
 }
@@ -284,6 +287,86 @@ gcg_status gcg_matcher_commit_eos(gcg_matcher *m)
     return st;
 }
 
+/* ---- token references ---------------------------------------------------- */
+
+/* Adds node x (and its hold) to the union u[0..*n): a node of the same state
+ * already there is replaced by a new node with the edges of both, so the
+ * frontier keeps one node per state as a GLR level does. */
+static gcg_status unite_node(gcg_matcher *m, uint32_t *u, uint32_t *n, uint32_t x)
+{
+    gss *g = &m->p.g;
+    uint32_t i = 0;
+    while (i < *n && g->nodes[u[i]].state != g->nodes[x].state)
+        i++;
+    if (i == *n) {
+        u[(*n)++] = x;
+        return GCG_OK;
+    }
+    uint32_t y = u[i];
+    if (y == x) { /* both paths ended on one shared node */
+        gss_release(g, x);
+        return GCG_OK;
+    }
+    uint32_t z = gss_new(g, g->nodes[x].state);
+    if (z == GSS_NONE) {
+        gss_release(g, x);
+        return GCG_ERR_LIMIT;
+    }
+    const uint32_t from[2] = {y, x};
+    for (uint32_t k = 0; k < 2; k++)
+        for (uint32_t e = g->nodes[from[k]].edge; e != GSS_NONE; e = g->edges[e].next)
+            if (!gss_linked(g, z, g->edges[e].to) && !gss_link(g, z, g->edges[e].to)) {
+                gss_release(g, z), gss_release(g, x);
+                return GCG_ERR_NOMEM;
+            }
+    u[i] = z;
+    gss_release(g, y), gss_release(g, x);
+    return GCG_OK;
+}
+
+/* A commit in a grammar with token references: the token's bytes, and the
+ * terminal of every reference that matches it, each read from the frontier
+ * as it was; the new frontier is the union of the paths that succeed
+ * (llama.cpp's stacks advance the same way). Nothing changes unless one
+ * does. */
+static gcg_status commit_with_refs(gcg_matcher *m, uint32_t token)
+{
+    const gcg_artifact *a = m->art;
+    const gcg_vocab_view *v = &a->v;
+    uint32_t off = v->offsets[token], len = v->offsets[token + 1] - off, n_u = 0, *out, n_out;
+    gcg_status st = GCG_ERR_REJECTED, any = GCG_ERR_REJECTED;
+    commit_begin(m);
+    if (!(v->flags[token] & 1) && len > 0) {
+        size_t bad;
+        st = matcher_run_bytes(m, m->front, m->n_front, v->bytes + off, len, &out, &n_out, &bad,
+                               &m->last_commit.max_step_work);
+        if (st == GCG_OK)
+            memcpy(m->unite, out, (size_t)n_out * sizeof *out), n_u = n_out, any = GCG_OK;
+    }
+    for (uint32_t k = 0; k < a->refs.n && (st == GCG_OK || st == GCG_ERR_REJECTED); k++) {
+        if (!gcg_token_ref_matches(a, &a->refs.e[k], token))
+            continue;
+        bool accept;
+        st = glr_step(&m->p, m->front, m->n_front, a->refs.e[k].cls, m->scratch[0], &n_out, &accept);
+        for (uint32_t i = 0; st == GCG_OK && i < n_out; i++)
+            if ((st = unite_node(m, m->unite, &n_u, m->scratch[0][i])) != GCG_OK)
+                matcher_release_frontier(m, m->scratch[0] + i + 1, n_out - i - 1);
+        any = st == GCG_OK ? GCG_OK : any;
+    }
+    bool complete = false;
+    if (st == GCG_OK || st == GCG_ERR_REJECTED)
+        st = any == GCG_OK ? matcher_accepts(m, m->unite, n_u, &complete) : any;
+    commit_end(m);
+    if (st != GCG_OK) {
+        matcher_release_frontier(m, m->unite, n_u);
+        return st;
+    }
+    st = advance(m, m->unite, n_u, complete);
+    if (st == GCG_OK)
+        mask_reserve(m);
+    return st;
+}
+
 gcg_status gcg_matcher_commit(gcg_matcher *m, uint32_t token)
 {
     if (!m)
@@ -297,6 +380,8 @@ gcg_status gcg_matcher_commit(gcg_matcher *m, uint32_t token)
         return GCG_ERR_TERMINATED;
     if (v->flags[token] & 2)
         return gcg_matcher_commit_eos(m);
+    if (m->art->refs.n)
+        return commit_with_refs(m, token);
     if (v->flags[token] & 1)
         return GCG_ERR_REJECTED;
     uint32_t off = v->offsets[token], len = v->offsets[token + 1] - off;
@@ -363,7 +448,7 @@ void gcg_matcher_last_commit_stats(const gcg_matcher *m, gcg_commit_stats *out)
 size_t gcg_matcher_memory(const gcg_matcher *m)
 {
     size_t ns = m->art->t.n_states;
-    return sizeof *m + glr_size(&m->p) + 3 * ns * sizeof(uint32_t) /* front, scratch[2] */ +
+    return sizeof *m + glr_size(&m->p) + (m->unite ? 4 : 3) * ns * sizeof(uint32_t) /* front, scratch, unite */ +
            (size_t)m->cap_hist_nodes * sizeof(uint32_t) + ((size_t)m->max_rollback + 1) * sizeof(hist_entry) +
            (m->pair_weight ? (ns + 1) * sizeof(uint32_t) + mask_scratch_size(&m->mask) : 0) +
            brute_scratch_size(&m->brute);

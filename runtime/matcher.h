@@ -27,6 +27,8 @@ struct gcg_matcher {
     uint32_t *front;       /* current frontier, each node held once   */
     uint32_t n_front;
     uint32_t *scratch[2];  /* frontiers inside a multi-byte commit    */
+    uint32_t *unite;       /* with token references: the union of a
+                              commit's paths (n_states), else NULL     */
     bool complete;         /* the committed text is a sentence         */
     bool terminated;       /* EOS committed                            */
     uint32_t max_rollback;

@@ -471,7 +471,8 @@ START_TEST(test_repeat_bound_error_printed)
 }
 END_TEST
 
-/* Token references parse but are refused by lowering, each at its position. */
+/* Token references left unresolved (no vocabulary: token_refs.h) are
+ * refused by lowering, each at its position. */
 START_TEST(test_token_refs_refused)
 {
     lowered l;
@@ -480,7 +481,8 @@ START_TEST(test_token_refs_refused)
     ck_assert_uint_eq(l.g.n_prods, 0);
     uint32_t at[2][2] = {{1, 14}, {2, 7}};
     for (uint32_t i = 0; i < 2; i++) {
-        ck_assert_str_eq(l.diag.v[i].msg, "token references are not supported yet");
+        ck_assert_str_eq(l.diag.v[i].msg, "a token reference needs a tokenizer vocabulary "
+                                          "(--tokenizer, --tiktoken, --vocab-hex or --vocab)");
         ck_assert_uint_eq(l.diag.v[i].line, at[i][0]);
         ck_assert_uint_eq(l.diag.v[i].col, at[i][1]);
     }
