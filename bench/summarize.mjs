@@ -79,6 +79,12 @@ function targets(ws) {
       ['min mask max', w.mask_ns_min.max, MIN_TARGETS.mask_max, 'ns'],
       ['min commit p99.9', w.commit_ns_min.p999, MIN_TARGETS.commit_p999, 'ns']);
   }
+  /* the batch API: B = 64 on 2 threads, per-step minima */
+  for (const x of ws) {
+    const b = (x.batch_api || []).find((r) => r.mode === 'batch' && r.batch === 64 && r.threads === 2);
+    if (b && b.target_p999_ns != null && b.step_ns_min)
+      checks.push([`batch 64x2 p99.9 (${x.name})`, b.step_ns_min.p999, b.target_p999_ns, 'ns']);
+  }
   console.log(`\ntargets on ${w.name}:`);
   for (const [what, got, want, unit] of checks) {
     if (got == null) continue;
