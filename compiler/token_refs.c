@@ -16,15 +16,28 @@ static bool never_utf8(uint8_t b)
     return b == 0xC0 || b == 0xC1 || b >= 0xF5;
 }
 
-/* The one ordinary token whose bytes are the node's text, or an error. */
+/* Whether token t's text (an ordinary token's bytes, a special token's
+ * name) is the node's. */
+static bool has_text(const gcg_vocab *v, uint32_t t, const gbnf_node *nd)
+{
+    const uint8_t *p = v->bytes + v->offsets[t];
+    uint32_t len = v->offsets[t + 1] - v->offsets[t];
+    if (v->flags[t] & GCG_TOKEN_SPECIAL) {
+        if (!v->name_offsets)
+            return false;
+        p = (const uint8_t *)v->names + v->name_offsets[t];
+        len = v->name_offsets[t + 1] - v->name_offsets[t];
+    }
+    return len == nd->n_bytes && !memcmp(p, nd->bytes, len);
+}
+
+/* The one token whose text is the node's, or an error. */
 static bool token_of_text(const gbnf_node *nd, const gcg_vocab *v, uint32_t *id, gcg_diag *diag)
 {
     uint32_t found = UINT32_MAX, n_found = 0;
-    for (uint32_t t = 0; t < v->n_tokens; t++) {
-        uint32_t off = v->offsets[t], len = v->offsets[t + 1] - off;
-        if (!(v->flags[t] & GCG_TOKEN_SPECIAL) && len == nd->n_bytes && !memcmp(v->bytes + off, nd->bytes, len))
+    for (uint32_t t = 0; t < v->n_tokens; t++)
+        if (has_text(v, t, nd))
             found = n_found++ ? found : t;
-    }
     if (n_found == 1) {
         *id = found;
         return true;
@@ -36,8 +49,8 @@ static bool token_of_text(const gbnf_node *nd, const gcg_vocab *v, uint32_t *id,
                      (const char *)nd->bytes, n_found);
     else
         gcg_diag_add(diag, GCG_SEV_ERROR, nd->line, nd->col,
-                     "token reference %.*s: no ordinary token of the vocabulary has that text "
-                     "(name a special token by id: <[ID]>)", len, (const char *)nd->bytes);
+                     "token reference %.*s: no token of the vocabulary has that text%s", len, (const char *)nd->bytes,
+                     v->name_offsets ? "" : " (this vocabulary names no special token: use <[ID]>)");
     return false;
 }
 

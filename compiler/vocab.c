@@ -298,10 +298,42 @@ gcg_status gcg_vocab_bytes256(const uint32_t *eos, uint32_t n_eos, gcg_vocab *v)
     return st;
 }
 
+gcg_status gcg_vocab_set_names(gcg_vocab *v, const uint32_t *ids, const char *const *names, uint32_t n)
+{
+    size_t total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        total += ids[i] < v->n_tokens ? strlen(names[i]) : 0;
+    uint32_t *len = calloc((size_t)v->n_tokens + 1, sizeof *len);
+    const char **by_id = calloc((size_t)v->n_tokens + 1, sizeof *by_id);
+    char *blob = malloc(total + 1);
+    if (!len || !by_id || !blob || total > UINT32_MAX) {
+        free(len), free(by_id), free(blob);
+        return GCG_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (ids[i] < v->n_tokens)
+            by_id[ids[i]] = names[i], len[ids[i]] = (uint32_t)strlen(names[i]);
+    uint32_t at = 0;
+    for (uint32_t t = 0; t < v->n_tokens; t++) { /* len becomes the offsets */
+        uint32_t l = len[t];
+        if (l)
+            memcpy(blob + at, by_id[t], l);
+        len[t] = at;
+        at += l;
+    }
+    len[v->n_tokens] = at;
+    free(by_id);
+    free(v->name_offsets), free(v->names);
+    v->name_offsets = len, v->names = blob;
+    return GCG_OK;
+}
+
 void gcg_vocab_free(gcg_vocab *v)
 {
     if (!v)
         return;
+    free(v->name_offsets);
+    free(v->names);
     free(v->offsets);
     free(v->bytes);
     free(v->flags);

@@ -26,6 +26,11 @@ typedef struct gcg_vocab {
     uint8_t *flags;      /* n_tokens: GCG_TOKEN_* */
     uint32_t *eos;       /* ids of EOS tokens, ascending */
     uint32_t n_eos;
+    uint32_t *name_offsets; /* NULL, or n_tokens + 1: token i's name (special
+                               tokens: their text in the tokenizer, such as
+                               "<|eot_id|>") is names[name_offsets[i] ..
+                               name_offsets[i + 1]), empty when it has none */
+    char *names;
     char eos_source[160];  /* where the EOS ids came from, for people to read  */
     char eos_warning[200]; /* "" or why an EOS id looks wrong (it had text)     */
 } gcg_vocab;
@@ -66,6 +71,10 @@ gcg_status gcg_vocab_load_tiktoken(const char *path, const uint32_t *eos, uint32
  * EOS id that had text (an ordinary token) loses it, and v->eos_warning
  * says so. */
 gcg_status gcg_vocab_set_eos(gcg_vocab *v, const uint32_t *eos, uint32_t n_eos, gcg_diag *diag);
+
+/* Names special tokens ids[i] names[i] (token references <TEXT> find them by
+ * it); ids out of range are skipped. */
+gcg_status gcg_vocab_set_names(gcg_vocab *v, const uint32_t *ids, const char *const *names, uint32_t n);
 
 void gcg_vocab_free(gcg_vocab *v);
 

@@ -1121,6 +1121,29 @@ static gcg_status load_eos(const json_t *root, const gcg_vocab_text *config,
     return st;
 }
 
+/* The special added tokens' texts become their names (checked by
+ * added_tokens already). */
+static gcg_status special_names(const json_t *root, gcg_vocab *v)
+{
+    const json_t *list = json_object_get(root, "added_tokens"), *t;
+    size_t n = json_array_size(list), i, k = 0;
+    if (n == 0)
+        return GCG_OK;
+    uint32_t *ids = malloc(n * sizeof *ids);
+    const char **names = malloc(n * sizeof *names);
+    gcg_status st = ids && names ? GCG_OK : GCG_ERR_NOMEM;
+    json_array_foreach(list, i, t) {
+        if (st != GCG_OK || !json_is_true(json_object_get(t, "special")))
+            continue;
+        ids[k] = (uint32_t)json_integer_value(json_object_get(t, "id"));
+        names[k++] = json_string_value(json_object_get(t, "content"));
+    }
+    if (st == GCG_OK && k)
+        st = gcg_vocab_set_names(v, ids, names, (uint32_t)k);
+    free(ids), free(names);
+    return st;
+}
+
 gcg_status gcg_vocab_hf_from_memory(const gcg_vocab_text *json, const gcg_vocab_text *config,
                                     const gcg_vocab_opts *opt, gcg_vocab *v, gcg_diag *diag)
 {
@@ -1143,6 +1166,8 @@ gcg_status gcg_vocab_hf_from_memory(const gcg_vocab_text *json, const gcg_vocab_
         st = gcg_vocab_builder_finish(&c.b, v);
     else
         gcg_vocab_builder_free(&c.b);
+    if (st == GCG_OK)
+        st = special_names(root, v);
     if (st == GCG_OK)
         st = load_eos(root, config, opt, v, diag);
     if (st == GCG_ERR_NOMEM && diag && diag->n_errors == errors_before)

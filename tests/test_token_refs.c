@@ -11,6 +11,7 @@
  *     the definition (commit each token, roll it back);
  *   - a token whose bytes are the byte standing for a reference is not
  *     that reference; rollback across a reference; EOS and negation;
+ *   - special tokens named as tokenizer.json names them (<|end|>);
  *   - errors: <TEXT> that is no token or several, an id out of range, a
  *     grammar compiled without a vocabulary, too many references.
  */
@@ -264,6 +265,48 @@ START_TEST(semantics)
 }
 END_TEST
 
+/* Special tokens named as a tokenizer.json names them: <TEXT> finds them. */
+START_TEST(special_names)
+{
+    vocab_init();
+    gcg_vocab v;
+    vocab_make(VOCAB, N_VOCAB, &v);
+    const uint32_t ids[] = {10, 11, 12, 99};
+    const char *const names[] = {"<|start|>", "<|end|>", "<think>", "<|eos|>"};
+    ck_assert_int_eq(gcg_vocab_set_names(&v, ids, names, 4), GCG_OK);
+    gcg_compile_options opt = {0};
+    opt.vocab = &v;
+    gcg_diag d;
+    gcg_diag_init(&d, "t.gbnf");
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    const char *src = "root ::= <|start|> !<|end|>* <|end|>\n";
+    ck_assert_int_eq(gcg_compile(src, strlen(src), &opt, false, &bytes, &size, NULL, &d), GCG_OK);
+    gcg_artifact *art = NULL;
+    ck_assert_int_eq(gcg_artifact_open_memory(bytes, size, &art, NULL), GCG_OK);
+    free(bytes);
+    ck_assert(run_items(art, (const item[]){T(10), S("hi"), T(12), T(11), END}));
+    ck_assert(!run_items(art, (const item[]){T(11), END}));
+    gcg_artifact_free(art);
+    gcg_diag_free(&d);
+    /* "<think>" is now the name of 12 and the text of 357: two tokens */
+    const char *const bad[] = {"root ::= <think>\n", "root ::= <|eos|>\n"};
+    const char *const want[] = {"t.gbnf:1:10: error: token reference <think>: 2 tokens of the vocabulary have that text",
+                                "t.gbnf:1:10: error: token reference to 99, an EOS token"};
+    for (int i = 0; i < 2; i++) {
+        gcg_diag_init(&d, "t.gbnf");
+        ck_assert_int_eq(gcg_compile(bad[i], strlen(bad[i]), &opt, false, &bytes, &size, NULL, &d), GCG_ERR_FORMAT);
+        char buf[2048];
+        FILE *f = fmemopen(buf, sizeof buf, "w");
+        gcg_diag_print(&d, f);
+        fclose(f);
+        ck_assert_msg(strstr(buf, want[i]), "%s", buf);
+        gcg_diag_free(&d);
+    }
+    gcg_vocab_free(&v);
+}
+END_TEST
+
 /* ---- errors ------------------------------------------------------------- */
 
 static void check_error(const char *src, bool with_vocab, gcg_status want, const char *msg)
@@ -286,7 +329,8 @@ START_TEST(errors)
 {
     vocab_init();
     check_error("root ::= \"a\" <nothere>\n", true, GCG_ERR_FORMAT,
-                "t.gbnf:1:14: error: token reference <nothere>: no ordinary token");
+                "t.gbnf:1:14: error: token reference <nothere>: no token of the vocabulary has that text "
+                "(this vocabulary names no special token: use <[ID]>)");
     check_error("root ::= <ab>\n", true, GCG_ERR_FORMAT, "t.gbnf:1:10: error: token reference <ab>: no");
     check_error("root ::= <[361]>\n", true, GCG_ERR_FORMAT,
                 "t.gbnf:1:10: error: token reference <[361]>: the vocabulary has 361 tokens");
@@ -308,6 +352,7 @@ int main(void)
     tcase_add_test(tc, llamacpp_cases);
     tcase_add_test(tc, random_walks);
     tcase_add_test(tc, semantics);
+    tcase_add_test(tc, special_names);
     tcase_add_test(tc, errors);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
