@@ -151,7 +151,9 @@ static void redirect(glr_merge *mg, gss *g, uint32_t v)
 {
     for (uint32_t prev = GSS_NONE, e = g->nodes[v].edge; e != GSS_NONE;) {
         uint32_t to = g->edges[e].to, next = g->edges[e].next;
-        if (mg->mark[to] == mg->gen && mg->repl[to] != to) {
+        /* a successor still open lies on a cycle of the step's nodes (tables
+         * of a cyclic grammar): it has no stand-in yet, and keeps its edge */
+        if (mg->mark[to] == mg->gen && mg->repl[to] != to && mg->repl[to] < GSS_NONE - 1) {
             uint32_t z = mg->repl[to];
             g->nodes[to].refs--; /* still held by the step */
             if (gss_linked(g, v, z)) {

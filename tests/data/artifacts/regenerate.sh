@@ -27,6 +27,7 @@ compile paren_tokens paren.gbnf --vocab-hex paren.hex --eos 6
 compile ambiguous_tokens ambiguous.gbnf --vocab-hex ambiguous.hex --eos 7
 compile right_rec_tokens right_rec.gbnf --vocab-hex right_rec.hex --eos 4
 compile nested_list_tokens nested_list.gbnf --vocab-hex nested_list.hex --eos 6
+compile token_refs_tokens token_refs.gbnf --vocab-hex token_refs.hex --eos 6
 
 seed() { # NAME TAIL(printf format)
     cp "$1.gcg" "$CORPUS/artifact_$1"
@@ -43,6 +44,8 @@ seed ambiguous_tokens '\x01\x02\x01\x04\x01\x00\x01\x05\x01\x03\x02\x20+a\x03'
 seed right_rec_tokens '\x01\x02\x01\x02\x01\x03\x01\x04'
 # tokens ( xx x), roll one back, bytes "xx", a rejected ";", tokens x ) EOS
 seed nested_list_tokens '\x01\x01\x01\x04\x01\x05\x02\x00\x20xx\x00;\x01\x00\x01\x02\x03\x00'
+# tokens <start> a ab 0xFF, roll one back, <end> EOS
+seed token_refs_tokens '\x01\x00\x01\x02\x01\x04\x01\x05\x02\x00\x01\x01\x03\x00'
 
 # A prepared vocabulary (.gcgv): fuzz_artifact opens its input as one too.
 "$GCGC" vocab --vocab-hex paren.hex --eos 6 -o "$CORPUS/vocab_paren" 2>/dev/null
