@@ -1028,6 +1028,7 @@ gcg_status gcg_schema_to_gbnf(const char *json, size_t len, const gcg_schema_opt
     if (opt)
         c.opt = *opt;
     c.ref_alone = ref_overrides_siblings(doc);
+    sx_rewrite_not(doc);
     /* RFC 8259: JSON-text = ws value ws; the document's own rule is root-value */
     json_object_set_new(c.names, "root", json_true());
     json_object_set_new(c.names, "root-value", json_true());

@@ -73,6 +73,11 @@ bool sx_resolve(sctx *c, const char *ref, const char *ptr, json_t **target, char
 enum { T_NULL = 1, T_BOOL = 2, T_OBJECT = 4, T_ARRAY = 8, T_STRING = 16, T_INTEGER = 32, T_NUMBER = 64,
        T_ALL = 127 };
 unsigned sx_value_type(const json_t *v);
+
+/* Replaces, in every subschema of s, a `not` whose complement is a plain
+ * schema by that schema as one more allOf entry (schema_not.c); other `not`s
+ * stay, for the converter to refuse. */
+void sx_rewrite_not(json_t *s);
 /* Schemas no instance satisfies that are cheap to recognize: false, and an
  * enum/const none of whose values has an allowed type. */
 bool sx_unsatisfiable(sctx *c, json_t *s);      /* a value's bits (integral reals: T_INTEGER) */

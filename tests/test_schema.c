@@ -271,10 +271,34 @@ START_TEST(combinators)
 }
 END_TEST
 
+/* not: rewritten by De Morgan into keywords the converter enforces */
+START_TEST(negation)
+{
+    check_sets("{\"not\":{\"type\":\"null\"}}", V("1", "\"x\"", "[]", "{}", "true", "1.5"), V("null"));
+    check_sets("{\"not\":{\"type\":[\"string\",\"number\"]}}", V("null", "[1]", "{}", "false"),
+               V("\"a\"", "3", "2.5"));
+    check_sets("{\"not\":{\"minimum\":-2}}", V("-3", "-2.5", "-100"), V("-2", "0", "\"x\"", "null"));
+    check_sets("{\"not\":{\"exclusiveMaximum\":3}}", V("3", "3.5", "10"), V("2.9", "-1", "[]"));
+    check_sets("{\"type\":\"string\",\"not\":{\"maxLength\":2}}", V("\"abc\"", "\"abcd\""),
+               V("\"\"", "\"ab\"", "5"));
+    check_sets("{\"not\":{\"minItems\":1}}", V("[]"), V("[1]", "1", "{}"));
+    check_sets("{\"not\":{\"type\":\"string\",\"maxLength\":2}}", V("1", "null", "\"abc\""),
+               V("\"ab\"", "\"\""));
+    check_sets("{\"not\":{\"not\":{\"type\":\"boolean\"}}}", V("true", "false"), V("0", "null"));
+    check_sets("{\"not\":{\"anyOf\":[{\"type\":\"number\"},{\"maxProperties\":0}]}}", V("{\"a\":1}"),
+               V("null", "\"s\"", "1", "{}"));
+    check_sets("{\"not\":{\"allOf\":[{\"type\":\"array\"},{\"maxItems\":1}]}}", V("[1,2]", "3", "{}"),
+               V("[]", "[1]"));
+    check_error("{\"not\":{\"minLength\":0}}", GCG_ERR_FORMAT, "#: schema false", NULL);
+    check_sets("{\"type\":\"number\",\"not\":false}", V("1"), V("null"));
+}
+END_TEST
+
 START_TEST(unenforced_keywords)
 {
-    check_error("{\"properties\":{\"a\":{\"not\":{\"type\":\"null\"}}}}", GCG_ERR_FORMAT,
+    check_error("{\"properties\":{\"a\":{\"not\":{\"enum\":[1,2]}}}}", GCG_ERR_FORMAT,
                 "#/properties/a/not: keyword \"not\" cannot be enforced", NULL);
+    check_error("{\"not\":{\"type\":\"integer\"}}", GCG_ERR_FORMAT, "#/not: keyword \"not\"", NULL);
     check_error("{\"type\":\"array\",\"uniqueItems\":true}", GCG_ERR_FORMAT, "#/uniqueItems", NULL);
     check_error("{\"if\":{},\"then\":{}}", GCG_ERR_FORMAT, "keyword \"if\"", NULL);
     gcgc_schema_options so = {0};
@@ -356,6 +380,7 @@ int main(void)
     tcase_add_test(tc, numbers);
     tcase_add_test(tc, refs);
     tcase_add_test(tc, combinators);
+    tcase_add_test(tc, negation);
     tcase_add_test(tc, unenforced_keywords);
     tcase_add_test(tc, formats);
     tcase_add_test(tc, whitespace_modes);
