@@ -32,8 +32,8 @@
 #define SPIN_ROUNDS 2000
 
 #define RUN(hi, lo) ((uint64_t)(hi) << 32 | (uint64_t)(lo))
-#define RUN_N(w) ((uint32_t)((w) >> 32))   /* hi */
-#define RUN_NEXT(w) ((uint32_t)(w))        /* lo */
+#define RUN_HI(w) ((uint32_t)((w) >> 32))
+#define RUN_LO(w) ((uint32_t)(w))
 /* Jobs per run at most (larger batches run in several rounds). */
 #define RUN_MAX 0xFFFFFFFFu
 
@@ -63,7 +63,7 @@ static inline void cpu_relax(void)
 
 static bool has_work(uint64_t w)
 {
-    return RUN_NEXT(w) < RUN_N(w);
+    return RUN_LO(w) < RUN_HI(w);
 }
 
 /* Claims and runs jobs of the live run until none is left unclaimed: the
@@ -72,11 +72,11 @@ static void work(gcg_pool *p, bool caller)
 {
     uint64_t w = atomic_load_explicit(&p->run, memory_order_acquire);
     while (has_work(w)) {
-        uint64_t claimed = caller ? RUN(RUN_N(w), RUN_NEXT(w) + 1) : RUN(RUN_N(w) - 1, RUN_NEXT(w));
+        uint64_t claimed = caller ? RUN(RUN_HI(w), RUN_LO(w) + 1) : RUN(RUN_HI(w) - 1, RUN_LO(w));
         if (!atomic_compare_exchange_weak_explicit(&p->run, &w, claimed, memory_order_acq_rel,
                                                    memory_order_acquire))
             continue;
-        p->fn(p->arg, p->base + (caller ? RUN_NEXT(w) : RUN_N(w) - 1));
+        p->fn(p->arg, p->base + (caller ? RUN_LO(w) : RUN_HI(w) - 1));
         atomic_fetch_add_explicit(&p->done, 1, memory_order_release);
         w = atomic_load_explicit(&p->run, memory_order_acquire);
     }
