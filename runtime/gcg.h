@@ -449,7 +449,11 @@ typedef struct gcg_pool gcg_pool;
 
 /* Creates a pool of n_threads threads in all, the calling thread included:
  * n_threads - 1 workers are started (none for 0 or 1). Returns GCG_ERR_NOMEM
- * (with *out NULL) when memory or threads run out. */
+ * (with *out NULL) when memory or threads run out. The workers inherit the
+ * calling thread's CPU affinity: create the pool before pinning that thread
+ * to one CPU, or the workers share it. Row i of a batch tends to run on the
+ * same thread from call to call (the caller takes rows from the front, the
+ * workers from the back), so its matcher stays in that core's cache. */
 GCG_API gcg_status gcg_pool_new(uint32_t n_threads, gcg_pool **out);
 
 /* Stops and joins the workers. Not during a batch call. NULL is a no-op. */
