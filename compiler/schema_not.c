@@ -38,8 +38,8 @@ static bool is_annotation(const char *k)
     return false;
 }
 
-/* ¬{type: t}: the other types, or NULL. */
-static json_t *other_types(json_t *t)
+/* ¬{type: t}: the other types (*none when t names them all), or NULL. */
+static json_t *other_types(json_t *t, bool *none)
 {
     static const char *const all[] = {"null", "boolean", "object", "array", "string", "number"};
     bool has[7] = {false}, integer = false;
@@ -60,6 +60,11 @@ static json_t *other_types(json_t *t)
     for (unsigned k = 0; k < 6; k++)
         if (!has[k])
             json_array_append_new(rest, json_string(all[k]));
+    if (json_array_size(rest) == 0) { /* every type: no instance */
+        json_decref(rest);
+        *none = true;
+        return NULL;
+    }
     return json_pack("{s:o}", "type", rest);
 }
 
@@ -94,8 +99,11 @@ static json_t *other_side(const char *k, json_t *v, bool *none)
 static bool negate_keyword(const char *k, json_t *v, json_t *alt, unsigned depth)
 {
     json_t *n = NULL;
+    bool none = false;
     if (!strcmp(k, "type")) {
-        n = other_types(v);
+        n = other_types(v, &none);
+        if (none)
+            return true;
     } else if (!strcmp(k, "not")) {
         n = json_deep_copy(v);
     } else if (!strcmp(k, "anyOf") || !strcmp(k, "allOf")) {
@@ -119,7 +127,6 @@ static bool negate_keyword(const char *k, json_t *v, json_t *alt, unsigned depth
         }
         n = json_pack("{s:o}", "allOf", negs);
     } else {
-        bool none = false;
         n = other_side(k, v, &none);
         if (none)
             return true;

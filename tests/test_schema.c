@@ -291,6 +291,10 @@ START_TEST(negation)
                V("[]", "[1]"));
     check_error("{\"not\":{\"minLength\":0}}", GCG_ERR_FORMAT, "#: schema false", NULL);
     check_sets("{\"type\":\"number\",\"not\":false}", V("1"), V("null"));
+    /* a type list naming every type has an empty complement */
+    check_sets("{\"type\":\"string\",\"not\":{\"anyOf\":[{\"type\":[\"null\",\"boolean\",\"object\","
+               "\"array\",\"string\",\"number\"],\"maxLength\":1}]}}",
+               V("\"ab\"", "\"abc\""), V("\"a\"", "\"\"", "1"));
 }
 END_TEST
 
