@@ -9,6 +9,7 @@
 #include "../runtime/artifact_format.h"
 #include "automaton.h"
 #include "certificate.h"
+#include "horizon.h"
 #include "mask_sim.h"
 #include "minimize.h"
 #include "vecmap.h"
@@ -23,6 +24,10 @@ typedef struct ctx {
     gcg_diag *diag;
     gcg_limits limits;
     mask_sim sim;                    /* the runs                                */
+    horizon hz;                      /* states whose walks are equal            */
+    uint32_t *path;                  /* scratch: a chain of twins               */
+    map64 resumed;                   /* (D, q) -> index into res                */
+    vec res;                         /* resume results: (acc, next) pairs       */
     map64 set_ids;                   /* token sets, by their positions' hash    */
     vec set_pos_start, set_pos_len, set_pos; /* each set's positions           */
     vec d_start, d_len, d_data;      /* automaton states: sorted config triples */
@@ -144,6 +149,18 @@ static uint32_t d_id(ctx *c)
 
 /* ---- runs --------------------------------------------------------------- */
 
+/* Whether automaton state d (NONE: no configurations) names no nonterminal
+ * the horizon renaming moves: then a twin's root walk gives the same d. */
+static bool d_fixed(const ctx *c, uint32_t d, const bool *moving)
+{
+    if (d == NONE)
+        return true;
+    for (uint32_t i = 0; i < c->d_len.v[d]; i++)
+        if (moving[c->d_data.v[c->d_start.v[d] + 3 * i + 1]])
+            return false;
+    return true;
+}
+
 /* RootAcc[s] and RootD[s]: the trie walked from the empty stack top s. */
 static void run_root(ctx *c, uint32_t s)
 {
@@ -151,6 +168,32 @@ static void run_root(ctx *c, uint32_t s)
     gcg_mask_sim_root(&c->sim, s);
     c->out->root_acc[s] = set_id(c);
     c->out->root_d[s] = d_id(c);
+}
+
+/* RootAcc and RootD of every LR state: a state whose twin's walk is known
+ * to equal its own (horizon.h) takes the twin's results, the others walk.
+ * Twins are settled before the states that copy them (path[] holds the
+ * chain of twins still to settle). */
+static void run_roots(ctx *c, uint8_t *done)
+{
+    mask_automaton *a = c->out;
+    const uint32_t *twin = c->hz.twin;
+    const bool *moving = c->hz.moving;
+    for (uint32_t s = 0; s < c->lr->n_states && c->st == GCG_OK; s++) {
+        uint32_t n = 0;
+        for (uint32_t x = s; x != NONE && !done[x]; x = twin[x])
+            c->path[n++] = x;
+        while (n && c->st == GCG_OK) {
+            uint32_t x = c->path[--n], y = twin[x];
+            if (y != NONE && done[y] && d_fixed(c, a->root_d[y], moving)) {
+                a->root_acc[x] = a->root_acc[y], a->root_d[x] = a->root_d[y];
+                a->walks_shared++;
+            } else {
+                run_root(c, x);
+            }
+            done[x] = 1;
+        }
+    }
 }
 
 /* Acc(D, q) and the next D: configurations waiting deeper move up by one,
@@ -174,6 +217,61 @@ static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *
     *next = d_id(c);
 }
 
+/* Whether resuming D over q gives what resuming it over p gives, renamed:
+ * D names no moving nonterminal and every configuration waiting for this
+ * entry leads from p and from q to a pair of states whose walks pair up. */
+static bool resume_pairs(ctx *c, uint32_t d, uint32_t p, uint32_t q)
+{
+    if (!d_fixed(c, d, c->hz.moving))
+        return false;
+    for (uint32_t i = 0; i < c->d_len.v[d]; i++) {
+        const uint32_t *cf = c->d_data.v + c->d_start.v[d] + 3 * i;
+        if (cf[2] > 0)
+            continue;
+        uint32_t tp = lr_goto(c->lr, p, cf[1]), tq = lr_goto(c->lr, q, cf[1]);
+        if ((tp == GCG_NO_GOTO) != (tq == GCG_NO_GOTO) || (tp != tq && !gcg_horizon_pairs(&c->hz, tp, tq)))
+            return false;
+    }
+    return true;
+}
+
+static bool resume_keep(ctx *c, uint32_t d, uint32_t q, uint32_t acc, uint32_t next)
+{
+    uint32_t *slot = gcg_map64_slot(&c->resumed, ((uint64_t)d << 32) | q, true);
+    if (!slot || !gcg_vec_push(&c->res, acc) || !gcg_vec_push(&c->res, next))
+        return fail(c, GCG_ERR_NOMEM);
+    *slot = c->res.n - 2;
+    return true;
+}
+
+/* Acc(D, q) and the next D, from q's twin when their resumes pair up (and
+ * the result names no moving nonterminal), else by resuming. The chain of
+ * twins is followed to a known result or one to compute, then filled back. */
+static void resume_result(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *next)
+{
+    uint32_t n = 0, x = q, *slot;
+    while (!(slot = gcg_map64_slot(&c->resumed, ((uint64_t)d << 32) | x, false))) {
+        c->path[n++] = x;
+        uint32_t y = c->hz.twin[x];
+        if (y == NONE || !resume_pairs(c, d, y, x))
+            break;
+        x = y;
+    }
+    uint32_t a = 0, nx = NONE;
+    if (slot)
+        a = c->res.v[*slot], nx = c->res.v[*slot + 1];
+    for (uint32_t i = n; i-- > 0 && c->st == GCG_OK;) {
+        bool copy = (slot || i + 1 < n) && d_fixed(c, nx, c->hz.moving);
+        if (copy)
+            c->out->walks_shared++;
+        else
+            run_resume(c, d, c->path[i], &a, &nx);
+        if (!resume_keep(c, d, c->path[i], a, nx))
+            return;
+    }
+    *acc = a, *next = nx;
+}
+
 /* Worklist over (D, the state above it): transitions for every q that can
  * lie below that state. */
 static void determinize(ctx *c, vec *todo)
@@ -191,7 +289,7 @@ static void determinize(ctx *c, vec *todo)
             }
             *slot = 1;
             uint32_t acc, next;
-            run_resume(c, d, q, &acc, &next);
+            resume_result(c, d, q, &acc, &next);
             if (c->st != GCG_OK)
                 break;
             if (c->out->set_count[acc] == 0 && next == NONE)
@@ -274,17 +372,21 @@ static gcg_status record_state_lhs(ctx *c)
 static void ctx_free(ctx *c)
 {
     gcg_mask_sim_free(&c->sim);
+    gcg_horizon_free(&c->hz);
+    free(c->path);
     vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom,
-                 &c->set_pos_start, &c->set_pos_len, &c->set_pos};
+                 &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     gcg_map64_free(&c->set_ids);
     gcg_map64_free(&c->d_ids);
+    gcg_map64_free(&c->resumed);
 }
 
 gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_vocab *v,
                                const token_trie *trie, const uint8_t *class_of, const gcg_limits *limits,
-                               const char *const *rule_names, mask_automaton *out, gcg_diag *diag)
+                               bool share_walks, const char *const *rule_names, mask_automaton *out,
+                               gcg_diag *diag)
 {
     memset(out, 0, sizeof *out);
     ctx c = {.g = g, .lr = lr, .trie = trie, .out = out, .diag = diag, .limits = gcg_limits_or_default(limits)};
@@ -294,9 +396,19 @@ gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_voca
     out->root_d = malloc((size_t)lr->n_states * sizeof *out->root_d);
     c.st = out->root_acc && out->root_d ? gcg_mask_sim_init(&c.sim, lr, trie, class_of, limits, diag)
                                         : GCG_ERR_NOMEM;
+    uint8_t *done = calloc((size_t)lr->n_states + 1, 1);
+    c.path = malloc(((size_t)lr->n_states + 1) * sizeof *c.path);
+    if (c.st == GCG_OK && (!done || !c.path))
+        c.st = GCG_ERR_NOMEM;
+    if (c.st == GCG_OK && share_walks)
+        c.st = gcg_horizon_build(&c.hz, g, lr, gcg_mask_sim_max_token_bytes(&c.sim));
+    else if (c.st == GCG_OK)
+        c.st = gcg_horizon_none(&c.hz, g, lr);
+    if (c.st == GCG_OK)
+        run_roots(&c, done);
+    free(done);
     vec todo = {0};
     for (uint32_t s = 0; s < lr->n_states && c.st == GCG_OK; s++) {
-        run_root(&c, s);
         if (c.st == GCG_OK && out->root_d[s] != NONE &&
             (!gcg_vec_push(&todo, out->root_d[s]) || !gcg_vec_push(&todo, s)))
             fail(&c, GCG_ERR_NOMEM);

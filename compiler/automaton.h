@@ -54,14 +54,18 @@ typedef struct mask_automaton {
     uint64_t max_bytes;
     char unbounded_rule[64];
     uint64_t sim_steps;           /* trie-edge visits during construction      */
+    uint32_t walks_shared;        /* root walks and resumes a twin's gave      */
 } mask_automaton;
 
 /* `trie` is the vocabulary's byte trie; `class_of` maps its bytes to the
  * byte classes the LR tables are indexed by. `limits` may be NULL for the
- * defaults (max_automaton_states, max_stacks). */
+ * defaults (max_automaton_states, max_stacks). With share_walks, a state's
+ * walk is taken from a twin whose walk is proven equal (horizon.h); the
+ * automaton is the same either way, only built faster. */
 gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_vocab *v,
                                const token_trie *trie, const uint8_t *class_of, const gcg_limits *limits,
-                               const char *const *rule_names, mask_automaton *out, gcg_diag *diag);
+                               bool share_walks, const char *const *rule_names, mask_automaton *out,
+                               gcg_diag *diag);
 void gcg_automaton_free(mask_automaton *a);
 
 /* Whether a set is stored as a sorted id list rather than a bitmap: when it

@@ -90,7 +90,8 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const toke
     for (uint32_t r = 0; r < c->ast.n_rules; r++)
         names[r] = c->ast.rules[r].name;
     mask_automaton a;
-    gcg_status st = gcg_automaton_build(&c->g, &c->lr, v, trie, class_of, &opt->limits, names, &a, diag);
+    gcg_status st = gcg_automaton_build(&c->g, &c->lr, v, trie, class_of, &opt->limits,
+                                        !opt->no_shared_walks, names, &a, diag);
     if (st == GCG_OK)
         st = gcg_certify_whole(&a, &c->lr, &c->g, names);
     if (st == GCG_OK && a.bounded && gcg_token_refs_overlap_text(&c->refs, opt->vocab)) {
@@ -108,6 +109,7 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const toke
     stats->dfa_states = a.n_states;
     stats->dfa_states_built = a.n_states_built;
     stats->token_sets = a.n_sets;
+    stats->walks_shared = a.walks_shared;
     if (!a.bounded && opt->strict_latency) {
         gcg_diag_add(diag, GCG_SEV_ERROR, 0, 0,
                      "latency unbounded: masks may read arbitrarily %s because of rule \"%s\" "

@@ -30,6 +30,8 @@ typedef struct gcg_compile_options {
     bool vocab_by_reference;   /* store only the vocabulary's fingerprint          */
     bool strict_latency;       /* an unbounded certificate is an error              */
     bool no_automaton;         /* skip the mask automaton (byte-level matching only) */
+    bool no_shared_walks;      /* walk every LR state (horizon.h off): for tests,
+                                  which compare the two artifacts byte for byte */
     gcg_limits limits;         /* zero fields: the defaults (compile_limits.h)     */
     const gcgc_tag *tags;      /* tagged regions around free text (tags.h)         */
     uint32_t n_tags;
@@ -43,6 +45,7 @@ typedef struct gcg_compile_stats {
     uint32_t nonterminals, productions, byte_classes;
     uint32_t lr_states, sr_conflicts, rr_conflicts;
     uint32_t trie_nodes, dfa_states, dfa_states_built, token_sets;
+    uint32_t walks_shared;     /* root walks and resumes taken from a twin      */
     size_t artifact_bytes;
     double seconds_front, seconds_lr, seconds_automaton, seconds_total;
 } gcg_compile_stats;

@@ -1,0 +1,174 @@
+/*
+ * test_horizon.c — walks shared between LR states (compiler/horizon.h).
+ *
+ * Sharing a walk must change nothing but the compile time: every grammar
+ * here is compiled twice, with shared walks and with every state walked, and
+ * the two artifacts must be equal byte for byte. The grammars are counted
+ * chains far longer than the vocabulary's longest token (6 bytes), in the
+ * shapes that reach the checks: character classes, multi-byte items, chains
+ * nested in chains, chains ending in a reduction that needs the stack, chains
+ * of a GLR grammar, two chains over overlapping classes merged into one LR
+ * state, right recursion around a chain. Each must also share some walks
+ * (else the test would pass with sharing broken off), and random walks of
+ * tokens compare the shared artifact's masks with brute force.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compile.h"
+#include "gcg.h"
+#include "vocab.h"
+
+static const char *const grammars[] = {
+    "root ::= \"\\\"\" [a-c]{0,40} \"\\\"\"\n",
+    "root ::= \"[\" (\"ab\" | \"c\"){2,50} \"]\"\n",
+    "root ::= (\"x\" [ab]{0,30} \",\"){0,20} \".\"\n",
+    "item ::= \"\\\"\" [a-c]{0,25} \"\\\"\"\nroot ::= item (\",\" item){0,30}\n",
+    "char ::= [^\"\\\\] | \"\\\\\" ([\"\\\\nt] | \"u\" [0-9a-f]{4})\n"
+    "root ::= \"\\\"\" char{0,64} \"\\\"\" ws\nws ::= [ ]{0,12}\n",
+    "root ::= (\"a\" | \"aa\"){0,40} \"b\"\n",
+    "root ::= [a-c]{5,60} | [ab]{0,70} \"!\"\n",
+    "root ::= (\"a\"{0,20} \"b\"){0,15}\n",
+    "root ::= \"{\" (kv (\",\" kv){0,9})? \"}\"\nkv ::= \"\\\"\" [a-z]{1,30} \"\\\":\" [0-9]{1,20}\n",
+    "root ::= \"(\" root \")\" | [ab]{0,33}\n",
+};
+
+/* Single bytes for everything above, and longer tokens up to 6 bytes that
+ * cross chain links, item boundaries and the chains' ends. */
+static const char *const multi[] = {"aa", "ab", "abc", "aaaa", "aaaaaa", "ba", "cc", "ccccc", "\"a", "a\"",
+                                    "\",\"", "\\u00", "\\n", "0123", "12", "xa", "xab,", "a,", "ab\",", "b!",
+                                    "((", "))", "ab)", "\":1", "  ", "b]", "\"}", ".", "x"};
+
+static void vocab_make(gcg_vocab *v)
+{
+    static const char singles[] = "abcxz0123456789\"\\,.:;[](){}! tnu";
+    uint32_t n_multi = sizeof multi / sizeof *multi, n_single = sizeof singles - 1;
+    uint32_t n = n_single + n_multi + 1, total = n_single;
+    for (uint32_t i = 0; i < n_multi; i++)
+        total += (uint32_t)strlen(multi[i]);
+    memset(v, 0, sizeof *v);
+    v->n_tokens = n;
+    v->offsets = malloc(((size_t)n + 1) * sizeof *v->offsets);
+    v->bytes = malloc(total + 1);
+    v->flags = calloc(n + 1, 1);
+    ck_assert(v->offsets && v->bytes && v->flags);
+    uint32_t at = 0, id = 0;
+    for (uint32_t i = 0; i < n_single; i++)
+        v->offsets[id++] = at, v->bytes[at++] = (uint8_t)singles[i];
+    for (uint32_t i = 0; i < n_multi; i++) {
+        v->offsets[id++] = at;
+        memcpy(v->bytes + at, multi[i], strlen(multi[i]));
+        at += (uint32_t)strlen(multi[i]);
+    }
+    v->offsets[id] = at; /* the last token: EOS, no bytes */
+    v->flags[id] = GCG_TOKEN_SPECIAL;
+    v->offsets[n] = at;
+    uint32_t eos = id;
+    ck_assert_int_eq(gcg_vocab_set_eos(v, &eos, 1, NULL), GCG_OK);
+}
+
+static uint8_t *compile(const char *src, const gcg_vocab *v, bool no_shared, size_t *size, uint32_t *shared)
+{
+    gcg_compile_options opt = {0};
+    opt.vocab = v;
+    opt.no_shared_walks = no_shared;
+    gcg_diag d;
+    gcg_diag_init(&d, "t.gbnf");
+    uint8_t *bytes = NULL;
+    gcg_compile_stats stats = {0};
+    gcg_status st = gcg_compile(src, strlen(src), &opt, false, &bytes, size, &stats, &d);
+    if (st != GCG_OK)
+        gcg_diag_print(&d, stderr);
+    ck_assert_int_eq(st, GCG_OK);
+    gcg_diag_free(&d);
+    *shared = stats.walks_shared;
+    return bytes;
+}
+
+/* Random walks: at every step the automaton's mask equals brute force. */
+static void walks_match_brute_force(const uint8_t *bytes, size_t size, const char *src)
+{
+    gcg_artifact *art = NULL;
+    gcg_error err;
+    ck_assert_int_eq(gcg_artifact_open_memory(bytes, size, &art, &err), GCG_OK);
+    size_t words = gcg_artifact_mask_words(art);
+    uint32_t n_eos = 0;
+    const uint32_t *eos = gcg_artifact_eos(art, &n_eos);
+    ck_assert_uint_eq(n_eos, 1);
+    uint32_t *fast = malloc(words * 4), *brute = malloc(words * 4);
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    for (int w = 0; w < 30; w++) {
+        gcg_matcher *m = NULL;
+        ck_assert_int_eq(gcg_matcher_new(art, NULL, &m, NULL), GCG_OK);
+        for (int step = 0; step < 120; step++) {
+            ck_assert_int_eq(gcg_matcher_fill_mask(m, fast, words), GCG_OK);
+            ck_assert_int_eq(gcg_matcher_fill_mask_bruteforce(m, brute, words), GCG_OK);
+            ck_assert_msg(memcmp(fast, brute, words * 4) == 0, "mask differs from brute force: %s walk %d step %d",
+                          src, w, step);
+            uint32_t ids[512], n = 0;
+            for (uint32_t t = 0; t < words * 32 && n < 512; t++)
+                if ((fast[t >> 5] >> (t & 31)) & 1 && t != eos[0])
+                    ids[n++] = t;
+            if (n == 0)
+                break;
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            ck_assert_int_eq(gcg_matcher_commit(m, ids[(rng >> 33) % n]), GCG_OK);
+        }
+        gcg_matcher_free(m);
+    }
+    free(fast), free(brute);
+    gcg_artifact_free(art);
+}
+
+START_TEST(shared_walks_change_nothing)
+{
+    gcg_vocab v;
+    vocab_make(&v);
+    const char *src = grammars[_i];
+    size_t n_shared = 0, n_plain = 0;
+    uint32_t shared = 0, none = 0;
+    uint8_t *a = compile(src, &v, false, &n_shared, &shared);
+    uint8_t *b = compile(src, &v, true, &n_plain, &none);
+    ck_assert_uint_eq(none, 0);
+    ck_assert_msg(shared > 0, "no walk shared for %s", src);
+    ck_assert_uint_eq(n_shared, n_plain);
+    ck_assert_msg(memcmp(a, b, n_plain) == 0, "the artifacts differ for %s", src);
+    walks_match_brute_force(a, n_shared, src);
+    free(a), free(b);
+    gcg_vocab_free(&v);
+}
+END_TEST
+
+/* A chain no longer than the longest token has no state far from its end:
+ * nothing may be shared, and the artifact is the same. */
+START_TEST(short_chain_shares_nothing)
+{
+    gcg_vocab v;
+    vocab_make(&v);
+    size_t n1 = 0, n2 = 0;
+    uint32_t shared = 0, none = 0;
+    uint8_t *a = compile("root ::= [a-c]{0,5} \"!\"\n", &v, false, &n1, &shared);
+    uint8_t *b = compile("root ::= [a-c]{0,5} \"!\"\n", &v, true, &n2, &none);
+    ck_assert_uint_eq(shared, 0);
+    ck_assert_uint_eq(n1, n2);
+    ck_assert(memcmp(a, b, n1) == 0);
+    free(a), free(b);
+    gcg_vocab_free(&v);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("horizon");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, shared_walks_change_nothing, 0, (int)(sizeof grammars / sizeof *grammars));
+    tcase_add_test(tc, short_chain_shares_nothing);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
