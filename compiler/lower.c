@@ -13,7 +13,7 @@ typedef struct class_memo {
     uint32_t sym;
 } class_memo;
 
-/* Symbol-keyed helpers already made: X* lists and counted chains. */
+/* Symbol-keyed helpers: X* lists (shared) and the counted chain in hand. */
 typedef struct rep_memo {
     uint32_t x;        /* the repeated symbol                          */
     uint32_t list;     /* R -> R x | ε, or UINT32_MAX                  */
@@ -242,7 +242,7 @@ static uint32_t list_of(lower_ctx *c, uint32_t x, const gbnf_node *nd)
     return r;
 }
 
-/* D_j for j = 0..k: D_0 -> ε, D_j -> D_{j-1} x, shared per x. */
+/* D_j for j = 0..k: D_0 -> ε, D_j -> D_{j-1} x (the chain in hand for x). */
 static uint32_t chain_link(lower_ctx *c, uint32_t x, uint32_t j, const gbnf_node *nd)
 {
     rep_memo *m = rep_for(c, x);
@@ -271,9 +271,17 @@ static uint32_t chain_link(lower_ctx *c, uint32_t x, uint32_t j, const gbnf_node
     return ch[j];
 }
 
-/* X{0,k}: U -> D_0 | D_1 | ... | D_k. */
+/* X{0,k}: U -> D_0 | D_1 | ... | D_k, over a chain of its own: where two
+ * repetitions shared one, the states after D_j differ by place, so reducing
+ * a link needed the stack below (a read configuration per link, and a
+ * vocabulary walk for each). */
 static uint32_t upto(lower_ctx *c, uint32_t x, uint32_t k, const gbnf_node *nd)
 {
+    rep_memo *m = rep_for(c, x);
+    if (!m)
+        return UINT32_MAX;
+    free(m->chain);
+    m->chain = NULL, m->n_chain = 0;
     if (chain_link(c, x, k, nd) == UINT32_MAX)
         return UINT32_MAX;
     char what[32];

@@ -707,12 +707,30 @@ void gcg_mask_sim_begin(mask_sim *c)
     c->acc_log.n = c->acc_floor = 0;
 }
 
+/* The walk from state s starts from the known stack [s] over the states
+ * that can lie below it, offset 1: the same information as s alone, but a
+ * walk that reduces s away lowers its reference to where other walks
+ * arrive (a state whose first byte reduces to t meets t's own walk in the
+ * memo). The start state has nothing below and is its own reference. */
 void gcg_mask_sim_root(mask_sim *c, uint32_t state)
 {
     static const uint32_t empty[2] = {0, 0};
+    uint32_t n = c->pred_first[state + 1] - c->pred_first[state], w[3] = {0, 1, state};
     frame f;
-    if (single_frame(c, 0, state, empty, &f))
-        walk(c, f);
+    if (n == 0) {
+        if (single_frame(c, 0, state, empty, &f))
+            walk(c, f);
+        return;
+    }
+    if (!gcg_vec_reserve(&c->layer, n))
+        return (void)fail(c, GCG_ERR_NOMEM);
+    memcpy(c->layer.v, c->pred + c->pred_first[state], (size_t)n * sizeof *c->pred);
+    uint32_t ref = lset_intern(c, c->layer.v, n), id = stack_intern(c, w);
+    uint32_t set = id == NONE ? NONE : set_intern(c, &id, 1);
+    if (ref == NONE || set == NONE)
+        return;
+    f = (frame){0, 1, set, ref, 1, 0, 0, NONE, UINT64_MAX};
+    walk(c, f);
 }
 
 void gcg_mask_sim_resume(mask_sim *c, uint32_t node, uint32_t q, uint32_t to)
