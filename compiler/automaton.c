@@ -25,9 +25,11 @@ typedef struct ctx {
     gcg_limits limits;
     mask_sim sim;                    /* the runs                                */
     horizon hz;                      /* states whose walks are equal            */
-    uint32_t *path;                  /* scratch: a chain of twins               */
+    uint32_t *path, *reaches;        /* scratch: a chain of twins, agreements   */
     map64 resumed;                   /* (D, q) -> index into res                */
     vec res;                         /* resume results: (acc, next) pairs       */
+    uint32_t *poslen;                /* per trie position: its token's length   */
+    vec short_pos, scratch;          /* token intervals being merged            */
     map64 set_ids;                   /* token sets, by their positions' hash    */
     vec set_pos_start, set_pos_len, set_pos; /* each set's positions           */
     vec d_start, d_len, d_data;      /* automaton states: sorted config triples */
@@ -71,13 +73,10 @@ static uint32_t set_add(ctx *c, const uint32_t *pos, uint32_t n_pos)
     return a->n_sets++;
 }
 
-/* The id of the run's token set (hash-consed by its canonical positions). */
-static uint32_t set_id(ctx *c)
+/* The id of the token set with canonical positions pos[0..n_pos) (sorted,
+ * disjoint, non-adjacent intervals), hash-consed. */
+static uint32_t set_id_of(ctx *c, const uint32_t *pos, uint32_t n_pos)
 {
-    uint32_t n_pos;
-    const uint32_t *pos = gcg_mask_sim_positions(&c->sim, &n_pos);
-    if (c->sim.st != GCG_OK)
-        return fail(c, c->sim.st), 0;
     uint64_t h = XXH3_64bits(pos, (size_t)n_pos * sizeof *pos);
     for (uint64_t probe = h;; probe++) {
         uint32_t *slot = gcg_map64_slot(&c->set_ids, probe, true);
@@ -101,6 +100,16 @@ static uint32_t set_id(ctx *c)
             (n_pos == 0 || memcmp(c->set_pos.v + c->set_pos_start.v[id], pos, (size_t)n_pos * sizeof *pos) == 0))
             return id;
     }
+}
+
+/* The id of the run's token set. */
+static uint32_t set_id(ctx *c)
+{
+    uint32_t n_pos;
+    const uint32_t *pos = gcg_mask_sim_positions(&c->sim, &n_pos);
+    if (c->sim.st != GCG_OK)
+        return fail(c, c->sim.st), 0;
+    return set_id_of(c, pos, n_pos);
 }
 
 static int cmp_triple(const void *x, const void *y)
@@ -150,15 +159,23 @@ static uint32_t d_id(ctx *c)
 /* ---- runs --------------------------------------------------------------- */
 
 /* Whether automaton state d (NONE: no configurations) names no nonterminal
- * the horizon renaming moves: then a twin's root walk gives the same d. */
-static bool d_fixed(const ctx *c, uint32_t d, const bool *moving)
+ * the horizon renaming moves in its configurations at trie depth <= upto:
+ * then a twin's root walk gives the same ones. */
+static bool d_fixed_upto(const ctx *c, uint32_t d, const bool *moving, uint32_t upto)
 {
     if (d == NONE)
         return true;
-    for (uint32_t i = 0; i < c->d_len.v[d]; i++)
-        if (moving[c->d_data.v[c->d_start.v[d] + 3 * i + 1]])
+    for (uint32_t i = 0; i < c->d_len.v[d]; i++) {
+        const uint32_t *cf = c->d_data.v + c->d_start.v[d] + 3 * i;
+        if (c->trie->depth[cf[0]] <= upto && moving[cf[1]])
             return false;
+    }
     return true;
+}
+
+static bool d_fixed(const ctx *c, uint32_t d, const bool *moving)
+{
+    return d_fixed_upto(c, d, moving, HORIZON_ALL);
 }
 
 /* RootAcc[s] and RootD[s]: the trie walked from the empty stack top s. */
@@ -168,6 +185,82 @@ static void run_root(ctx *c, uint32_t s)
     gcg_mask_sim_root(&c->sim, s);
     c->out->root_acc[s] = set_id(c);
     c->out->root_d[s] = d_id(c);
+}
+
+/* poslen[k]: the length of the token at trie position k (made once). */
+static bool position_lengths(ctx *c)
+{
+    const token_trie *tr = c->trie;
+    if (c->poslen)
+        return true;
+    c->poslen = malloc(((size_t)tr->n_tokens + 1) * sizeof *c->poslen);
+    if (!c->poslen)
+        return fail(c, GCG_ERR_NOMEM);
+    for (uint32_t n = 0; n < tr->n_nodes; n++)
+        for (uint32_t k = tr->tok_start[n]; k < tr->tok_start[n + 1]; k++)
+            c->poslen[k] = tr->depth[n];
+    return true;
+}
+
+/* Appends [a, b) to a canonical interval list (a at or after the last start). */
+static void append_interval(ctx *c, vec *v, uint32_t a, uint32_t b)
+{
+    if (v->n && v->v[v->n - 1] >= a) {
+        v->v[v->n - 1] = b > v->v[v->n - 1] ? b : v->v[v->n - 1];
+        return;
+    }
+    if (!gcg_vec_push(v, a) || !gcg_vec_push(v, b))
+        fail(c, GCG_ERR_NOMEM);
+}
+
+/* Adds automaton state d's configurations at trie depth <= reach to the run. */
+static void add_short_configs(ctx *c, uint32_t d, uint32_t reach)
+{
+    for (uint32_t i = 0; d != NONE && i < c->d_len.v[d]; i++) {
+        const uint32_t *cf = c->d_data.v + c->d_start.v[d] + 3 * i;
+        if (c->trie->depth[cf[0]] <= reach)
+            gcg_mask_sim_add_config(&c->sim, cf[0], cf[1], cf[2]);
+    }
+}
+
+/* The run's tokens (a walk of the deep subtrees) with token set acc's
+ * tokens of at most `reach` bytes: the merged set's id. */
+static uint32_t merged_set(ctx *c, uint32_t acc, uint32_t reach)
+{
+    uint32_t n_deep;
+    const uint32_t *deep = gcg_mask_sim_positions(&c->sim, &n_deep);
+    if (c->sim.st != GCG_OK || !position_lengths(c))
+        return fail(c, c->sim.st != GCG_OK ? c->sim.st : GCG_ERR_NOMEM), 0;
+    const uint32_t *tw = c->set_pos.v + c->set_pos_start.v[acc];
+    uint32_t n_tw = c->set_pos_len.v[acc];
+    c->short_pos.n = 0;
+    for (uint32_t j = 0; j < n_tw; j += 2)
+        for (uint32_t k = tw[j]; k < tw[j + 1]; k++)
+            if (c->poslen[k] <= reach)
+                append_interval(c, &c->short_pos, k, k + 1);
+    c->scratch.n = 0;
+    for (uint32_t i = 0, j = 0; c->st == GCG_OK && (i < n_deep || j < c->short_pos.n);) {
+        bool take_deep = j >= c->short_pos.n || (i < n_deep && deep[i] <= c->short_pos.v[j]);
+        const uint32_t *iv = take_deep ? deep + i : c->short_pos.v + j;
+        append_interval(c, &c->scratch, iv[0], iv[1]);
+        *(take_deep ? &i : &j) += 2;
+    }
+    return c->st == GCG_OK ? set_id_of(c, c->scratch.v, c->scratch.n) : 0;
+}
+
+/* RootAcc and RootD of state x from its twin y, whose walk agrees with x's
+ * on tokens of at most `reach` bytes: y's short tokens and configurations,
+ * and a walk of x through the subtrees holding longer tokens. */
+static void run_root_deep(ctx *c, uint32_t x, uint32_t y, uint32_t reach)
+{
+    mask_automaton *a = c->out;
+    gcg_mask_sim_begin(&c->sim);
+    add_short_configs(c, a->root_d[y], reach);
+    gcg_mask_sim_set_shallow(&c->sim, reach);
+    gcg_mask_sim_root(&c->sim, x);
+    gcg_mask_sim_set_shallow(&c->sim, 0);
+    a->root_acc[x] = merged_set(c, a->root_acc[y], reach);
+    a->root_d[x] = d_id(c);
 }
 
 /* RootAcc and RootD of every LR state: a state whose twin's walk is known
@@ -184,9 +277,12 @@ static void run_roots(ctx *c, uint8_t *done)
         for (uint32_t x = s; x != NONE && !done[x]; x = twin[x])
             c->path[n++] = x;
         while (n && c->st == GCG_OK) {
-            uint32_t x = c->path[--n], y = twin[x];
-            if (y != NONE && done[y] && d_fixed(c, a->root_d[y], moving)) {
+            uint32_t x = c->path[--n], y = twin[x], reach = c->hz.reach[x];
+            if (y != NONE && done[y] && reach == HORIZON_ALL && d_fixed(c, a->root_d[y], moving)) {
                 a->root_acc[x] = a->root_acc[y], a->root_d[x] = a->root_d[y];
+                a->walks_shared++;
+            } else if (y != NONE && done[y] && d_fixed_upto(c, a->root_d[y], moving, reach)) {
+                run_root_deep(c, x, y, reach);
                 a->walks_shared++;
             } else {
                 run_root(c, x);
@@ -198,10 +294,8 @@ static void run_roots(ctx *c, uint8_t *done)
 
 /* Acc(D, q) and the next D: configurations waiting deeper move up by one,
  * those waiting for this entry resume with q exposed. */
-static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *next)
+static void resume_configs(ctx *c, uint32_t d, uint32_t q)
 {
-    const lr_tables *t = c->lr;
-    gcg_mask_sim_begin(&c->sim);
     for (uint32_t i = 0; i < c->d_len.v[d] && c->sim.st == GCG_OK; i++) {
         const uint32_t *cf = c->d_data.v + c->d_start.v[d] + 3 * i;
         uint32_t node = cf[0], lhs = cf[1], skip = cf[2];
@@ -209,30 +303,58 @@ static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *
             gcg_mask_sim_add_config(&c->sim, node, lhs, skip - 1);
             continue;
         }
-        uint32_t to = lr_goto(t, q, lhs);
+        uint32_t to = lr_goto(c->lr, q, lhs);
         if (to != GCG_NO_GOTO)
             gcg_mask_sim_resume(&c->sim, node, q, to);
     }
+}
+
+static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *next)
+{
+    gcg_mask_sim_begin(&c->sim);
+    resume_configs(c, d, q);
     *acc = set_id(c);
     *next = d_id(c);
 }
 
-/* Whether resuming D over q gives what resuming it over p gives, renamed:
- * D names no moving nonterminal and every configuration waiting for this
- * entry leads from p and from q to a pair of states whose walks pair up. */
-static bool resume_pairs(ctx *c, uint32_t d, uint32_t p, uint32_t q)
+/* As run_resume, from the result (acc, next) of q's twin, which agrees on
+ * tokens of at most `reach` bytes: only the deep subtrees are walked. */
+static void run_resume_deep(ctx *c, uint32_t d, uint32_t q, uint32_t reach, uint32_t *acc, uint32_t *next)
 {
-    if (!d_fixed(c, d, c->hz.moving))
-        return false;
+    uint32_t twin_acc = *acc;
+    gcg_mask_sim_begin(&c->sim);
+    add_short_configs(c, *next, reach);
+    gcg_mask_sim_set_shallow(&c->sim, reach);
+    resume_configs(c, d, q);
+    gcg_mask_sim_set_shallow(&c->sim, 0);
+    *acc = merged_set(c, twin_acc, reach);
+    *next = d_id(c);
+}
+
+/* For how many token bytes resuming D over q agrees with resuming it over
+ * its twin p, renamed (0: not at all): D must name no moving nonterminal,
+ * and each configuration waiting for this entry, resumed at trie depth k,
+ * agrees up to k - 1 plus what its pair of goto targets and (p, q) agree for. */
+static uint32_t resume_reach(ctx *c, uint32_t d, uint32_t p, uint32_t q)
+{
+    uint32_t below = c->hz.reach[q], reach = HORIZON_ALL;
+    if (below == 0 || !d_fixed(c, d, c->hz.moving))
+        return 0;
     for (uint32_t i = 0; i < c->d_len.v[d]; i++) {
         const uint32_t *cf = c->d_data.v + c->d_start.v[d] + 3 * i;
         if (cf[2] > 0)
             continue;
         uint32_t tp = lr_goto(c->lr, p, cf[1]), tq = lr_goto(c->lr, q, cf[1]);
-        if ((tp == GCG_NO_GOTO) != (tq == GCG_NO_GOTO) || (tp != tq && !gcg_horizon_pairs(&c->hz, tp, tq)))
-            return false;
+        if ((tp == GCG_NO_GOTO) != (tq == GCG_NO_GOTO))
+            return 0;
+        uint32_t m = tp == GCG_NO_GOTO ? HORIZON_ALL : gcg_horizon_pair_reach(&c->hz, tp, tq);
+        m = m < below ? m : below;
+        if (m == 0)
+            return 0;
+        if (m != HORIZON_ALL && c->trie->depth[cf[0]] - 1 + m < reach)
+            reach = c->trie->depth[cf[0]] - 1 + m;
     }
-    return true;
+    return reach > gcg_mask_sim_max_token_bytes(&c->sim) ? HORIZON_ALL : reach;
 }
 
 static bool resume_keep(ctx *c, uint32_t d, uint32_t q, uint32_t acc, uint32_t next)
@@ -244,16 +366,18 @@ static bool resume_keep(ctx *c, uint32_t d, uint32_t q, uint32_t acc, uint32_t n
     return true;
 }
 
-/* Acc(D, q) and the next D, from q's twin when their resumes pair up (and
- * the result names no moving nonterminal), else by resuming. The chain of
- * twins is followed to a known result or one to compute, then filled back. */
+/* Acc(D, q) and the next D, from q's twin when their resumes agree (whole,
+ * or on short tokens: then only the deep subtrees are walked), else by
+ * resuming. The chain of twins is followed to a known result or one to
+ * compute, then filled back; reaches[i] is path[i]'s agreement with the
+ * next entry. */
 static void resume_result(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *next)
 {
     uint32_t n = 0, x = q, *slot;
     while (!(slot = gcg_map64_slot(&c->resumed, ((uint64_t)d << 32) | x, false))) {
-        c->path[n++] = x;
-        uint32_t y = c->hz.twin[x];
-        if (y == NONE || !resume_pairs(c, d, y, x))
+        uint32_t y = c->hz.twin[x], r = y == NONE ? 0 : resume_reach(c, d, y, x);
+        c->path[n] = x, c->reaches[n++] = r;
+        if (r == 0)
             break;
         x = y;
     }
@@ -261,11 +385,15 @@ static void resume_result(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_
     if (slot)
         a = c->res.v[*slot], nx = c->res.v[*slot + 1];
     for (uint32_t i = n; i-- > 0 && c->st == GCG_OK;) {
-        bool copy = (slot || i + 1 < n) && d_fixed(c, nx, c->hz.moving);
-        if (copy)
+        uint32_t r = c->reaches[i];
+        if (r == HORIZON_ALL && d_fixed(c, nx, c->hz.moving)) {
             c->out->walks_shared++;
-        else
+        } else if (r > 0 && d_fixed_upto(c, nx, c->hz.moving, r)) {
+            run_resume_deep(c, d, c->path[i], r, &a, &nx);
+            c->out->walks_shared++;
+        } else {
             run_resume(c, d, c->path[i], &a, &nx);
+        }
         if (!resume_keep(c, d, c->path[i], a, nx))
             return;
     }
@@ -373,9 +501,9 @@ static void ctx_free(ctx *c)
 {
     gcg_mask_sim_free(&c->sim);
     gcg_horizon_free(&c->hz);
-    free(c->path);
+    free(c->path), free(c->reaches), free(c->poslen);
     vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom,
-                 &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res};
+                 &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     gcg_map64_free(&c->set_ids);
@@ -398,7 +526,8 @@ gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_voca
                                         : GCG_ERR_NOMEM;
     uint8_t *done = calloc((size_t)lr->n_states + 1, 1);
     c.path = malloc(((size_t)lr->n_states + 1) * sizeof *c.path);
-    if (c.st == GCG_OK && (!done || !c.path))
+    c.reaches = malloc(((size_t)lr->n_states + 1) * sizeof *c.reaches);
+    if (c.st == GCG_OK && (!done || !c.path || !c.reaches))
         c.st = GCG_ERR_NOMEM;
     if (c.st == GCG_OK && share_walks)
         c.st = gcg_horizon_build(&c.hz, g, lr, gcg_mask_sim_max_token_bytes(&c.sim));

@@ -6,7 +6,6 @@
 #include "vecmap.h"
 
 #define NONE UINT32_MAX
-#define FAR UINT32_MAX /* no failing check reachable */
 
 /* A node of the check graph: a pair of states (a, b), or of nonterminals
  * (N, sigma(N)) when nt is set. Edges point at the pairs a node's check
@@ -391,24 +390,27 @@ static bool same_preds(const uint32_t *first, const uint32_t *list, uint32_t a, 
     return n == first[b + 1] - first[b] && memcmp(list + first[a], list + first[b], (size_t)n * 4) == 0;
 }
 
-/* Whether the states that can lie below a and below b (at every depth) agree:
- * the same predecessors, or one each that form a checked pair far from any
- * failure whose own predecessors agree (so consensus over them pairs up). */
-static bool below_agrees(hz *h, const uint32_t *dist, const uint32_t *first, const uint32_t *list, uint32_t a,
-                         uint32_t b)
+/* How many bytes the states that can lie below a and below b (at every
+ * depth) agree for: all of them when a and b have the same predecessors; else
+ * a and b must have one each, forming a checked pair, and the agreement is
+ * the smaller of that pair's distance and what lies below it. 0: they do not
+ * agree. */
+static uint32_t below_reach(hz *h, const uint32_t *dist, const uint32_t *first, const uint32_t *list, uint32_t a,
+                            uint32_t b)
 {
+    uint32_t reach = UINT32_MAX;
     for (uint32_t level = 0; level < 64; level++) {
         if (same_preds(first, list, a, b))
-            return true;
+            return reach;
         if (first[a + 1] - first[a] != 1 || first[b + 1] - first[b] != 1)
-            return false;
+            return 0;
         a = list[first[a]], b = list[first[b]];
-        uint64_t key = ((uint64_t)a << 32) | b;
-        uint32_t *slot = gcg_map64_slot(&h->ids, key, false);
-        if (!slot || dist[*slot] <= h->cap - 1)
-            return false;
+        uint32_t *slot = gcg_map64_slot(&h->ids, ((uint64_t)a << 32) | b, false);
+        if (!slot)
+            return 0;
+        reach = dist[*slot] < reach ? dist[*slot] : reach;
     }
-    return false;
+    return 0;
 }
 
 /* Cuts any cycle of twins (a renaming that maps a state back onto itself
@@ -426,8 +428,8 @@ static void cut_cycles(uint32_t *twin, uint32_t n, uint32_t *mark)
     }
 }
 
-/* The far pairs (checked, every failure more than L bytes away) into hz->far,
- * and the twins among them. */
+/* Every checked state pair's distance into hz->pairs (HORIZON_ALL beyond
+ * L), and the twins among them. */
 static gcg_status settle(hz *h, const uint32_t *dist, horizon *out)
 {
     const lr_tables *lr = h->lr;
@@ -435,19 +437,22 @@ static gcg_status settle(hz *h, const uint32_t *dist, horizon *out)
     gcg_status st = mark ? build_preds(lr, &pfirst, &plist) : GCG_ERR_NOMEM;
     for (uint32_t id = 0; id < h->na.n && st == GCG_OK; id++) {
         uint32_t a = h->na.v[id], b = h->nb.v[id];
-        if (h->nt.v[id] || dist[id] < h->cap)
+        if (h->nt.v[id])
             continue;
-        uint32_t *slot = gcg_map64_slot(&out->far, ((uint64_t)a << 32) | b, true);
+        uint32_t *slot = gcg_map64_slot(&out->pairs, ((uint64_t)a << 32) | b, true);
         if (!slot)
             st = GCG_ERR_NOMEM;
         else
-            *slot = 1;
+            *slot = dist[id] >= h->cap ? HORIZON_ALL : dist[id];
     }
     for (uint32_t id = 0; id < h->na.n && st == GCG_OK; id++) {
         uint32_t a = h->na.v[id], b = h->nb.v[id];
-        if (!h->nt.v[id] && dist[id] >= h->cap && out->twin[b] == NONE &&
-            below_agrees(h, dist, pfirst, plist, a, b))
-            out->twin[b] = a;
+        if (h->nt.v[id] || dist[id] < 2)
+            continue;
+        uint32_t below = below_reach(h, dist, pfirst, plist, a, b), reach = dist[id] < below ? dist[id] : below;
+        reach = reach >= h->cap ? HORIZON_ALL : reach;
+        if (reach >= 2 && (out->twin[b] == NONE || reach > out->reach[b]))
+            out->twin[b] = a, out->reach[b] = reach;
     }
     if (st == GCG_OK)
         cut_cycles(out->twin, lr->n_states, mark);
@@ -460,10 +465,11 @@ gcg_status gcg_horizon_build(horizon *out, const cfg *g, const lr_tables *lr, ui
     memset(out, 0, sizeof *out);
     hz h = {.g = g, .lr = lr, .cap = max_token_bytes + 1};
     out->twin = malloc(((size_t)lr->n_states + 1) * sizeof *out->twin);
+    out->reach = calloc((size_t)lr->n_states + 1, sizeof *out->reach);
     out->moving = calloc((size_t)g->n_nts + 1, sizeof *out->moving);
     h.sigma = malloc(((size_t)g->n_nts + 1) * sizeof *h.sigma);
     h.minlen = malloc(((size_t)g->n_nts + 1) * sizeof *h.minlen);
-    h.st = out->twin && out->moving && h.sigma && h.minlen ? GCG_OK : GCG_ERR_NOMEM;
+    h.st = out->twin && out->reach && out->moving && h.sigma && h.minlen ? GCG_OK : GCG_ERR_NOMEM;
     if (h.st == GCG_OK) {
         memset(out->twin, 0xff, (size_t)lr->n_states * sizeof *out->twin);
         memset(h.sigma, 0xff, (size_t)g->n_nts * sizeof *h.sigma);
@@ -493,8 +499,9 @@ gcg_status gcg_horizon_none(horizon *out, const cfg *g, const lr_tables *lr)
 {
     memset(out, 0, sizeof *out);
     out->twin = malloc(((size_t)lr->n_states + 1) * sizeof *out->twin);
+    out->reach = calloc((size_t)lr->n_states + 1, sizeof *out->reach);
     out->moving = calloc((size_t)g->n_nts + 1, sizeof *out->moving);
-    if (!out->twin || !out->moving) {
+    if (!out->twin || !out->reach || !out->moving) {
         gcg_horizon_free(out);
         return GCG_ERR_NOMEM;
     }
@@ -502,14 +509,17 @@ gcg_status gcg_horizon_none(horizon *out, const cfg *g, const lr_tables *lr)
     return GCG_OK;
 }
 
-bool gcg_horizon_pairs(horizon *hz, uint32_t a, uint32_t b)
+uint32_t gcg_horizon_pair_reach(horizon *hz, uint32_t a, uint32_t b)
 {
-    return a == b || gcg_map64_slot(&hz->far, ((uint64_t)a << 32) | b, false) != NULL;
+    if (a == b)
+        return HORIZON_ALL;
+    uint32_t *slot = gcg_map64_slot(&hz->pairs, ((uint64_t)a << 32) | b, false);
+    return slot ? *slot : 0;
 }
 
 void gcg_horizon_free(horizon *hz)
 {
-    free(hz->twin), free(hz->moving);
-    gcg_map64_free(&hz->far);
+    free(hz->twin), free(hz->reach), free(hz->moving);
+    gcg_map64_free(&hz->pairs);
     memset(hz, 0, sizeof *hz);
 }

@@ -17,10 +17,15 @@
  * pair up, reductions must have equal lengths and equal or sigma-related left
  * sides) and goto rows, and a nonterminal pair (N, sigma(N)) requires every
  * state's gotos on N and sigma(N) to pair up one to one. The pairs that the
- * checks demand form a graph whose edges weigh one byte (shifts) or none
- * (gotos); a pair is safe when every failing check is more than L bytes away
- * from it (0-1 breadth-first search from the failures). States below a walk's
- * top must also be the same: the two states need equal predecessor sets.
+ * checks demand form a graph whose edges weigh one byte (shifts) or the
+ * fewest bytes of the nonterminal (gotos: they follow its reduction). A pair
+ * whose failing checks are all d bytes away or more (Dial's shortest paths
+ * from the failures) has walks that agree on every token of at most d bytes:
+ * when d > L, on all of them, and the walk is shared whole; when the chain's
+ * end is nearer, the twin's results stand for the short tokens and only the
+ * trie's subtrees holding longer ones are walked. The states below a walk's
+ * top must agree too: the same predecessors, or single predecessors forming
+ * a checked pair themselves.
  */
 #ifndef GCG_HORIZON_H
 #define GCG_HORIZON_H
@@ -33,12 +38,16 @@
 #include "vecmap.h"
 #include "../runtime/error.h"
 
+#define HORIZON_ALL UINT32_MAX /* a twin's walk agrees at every depth */
+
 typedef struct horizon {
     uint32_t *twin;   /* per LR state: a state whose root walk equals this one's
                          renamed, or UINT32_MAX; twins form chains, no cycles */
+    uint32_t *reach;  /* per LR state with a twin: the walks agree on every
+                         token of at most reach bytes (HORIZON_ALL: on all) */
     bool *moving;     /* per nonterminal: moved by the renaming (a walk whose
                          read configurations name one cannot be shared)      */
-    map64 far;        /* the checked pairs (a, b), every failure > L bytes away */
+    map64 pairs;      /* checked pair (a, b) -> bytes its walks agree for  */
 } horizon;
 
 /* Builds the twins of lr's states; `max_token_bytes` is L, the trie's depth.
@@ -48,9 +57,10 @@ gcg_status gcg_horizon_build(horizon *out, const cfg *g, const lr_tables *lr, ui
 /* A horizon with no twins: every state walks. */
 gcg_status gcg_horizon_none(horizon *out, const cfg *g, const lr_tables *lr);
 
-/* Whether a walk from state b (over the same real stack, renamed) equals the
- * walk from a renamed: a == b, or (a, b) is a checked far pair. */
-bool gcg_horizon_pairs(horizon *hz, uint32_t a, uint32_t b);
+/* For how many bytes a walk from state b, with known stack [b], agrees with
+ * the walk from a renamed (the states below checked apart): HORIZON_ALL
+ * when a == b or for every token, 0 for an unchecked pair. */
+uint32_t gcg_horizon_pair_reach(horizon *hz, uint32_t a, uint32_t b);
 
 void gcg_horizon_free(horizon *hz);
 

@@ -626,6 +626,8 @@ static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *t
         memo_replay(c, id);
         return false;
     }
+    if (c->trie->depth[child] < c->shallow)
+        return true; /* some subtrees below are skipped: not a whole walk */
     /* The walk below is recorded from here: no interval logged before may
      * grow into it. */
     to->acc_mark = c->acc_floor = c->acc_log.n, to->cfg_mark = c->cfgs.n, to->memo = 1;
@@ -649,6 +651,8 @@ static void walk(mask_sim *c, frame top)
         }
         uint32_t ch = f->child;
         f->child = tr->end[ch];
+        if (c->shallow && c->height[ch] <= c->shallow)
+            continue;
         if (enter_child(c, f, ch, &c->frames[depth + 1]))
             depth++;
     }
@@ -683,7 +687,7 @@ gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie 
 
 void gcg_mask_sim_free(mask_sim *c)
 {
-    free(c->pred_first), free(c->pred), free(c->stamp), free(c->frames), free(c->direct);
+    free(c->pred_first), free(c->pred), free(c->stamp), free(c->frames), free(c->direct), free(c->height);
     vec *vs[] = {&c->layer, &c->next_layer, &c->arena, &c->work, &c->cfgs, &c->stack_start, &c->stack_data,
                  &c->sset_start, &c->sset_len, &c->sset_data, &c->steps, &c->step_reads, &c->ids,
                  &c->lset_start, &c->lset_len, &c->lset_data, &c->reads, &c->acc_log, &c->memo,
@@ -731,6 +735,30 @@ void gcg_mask_sim_root(mask_sim *c, uint32_t state)
         return;
     f = (frame){0, 1, set, ref, 1, 0, 0, NONE, UINT64_MAX};
     walk(c, f);
+}
+
+/* height[n]: the depth of the deepest node below n (preorder, children
+ * after their parent: one backward pass). */
+static bool heights(mask_sim *c)
+{
+    const token_trie *tr = c->trie;
+    if (c->height)
+        return true;
+    c->height = malloc(((size_t)tr->n_nodes + 1) * sizeof *c->height);
+    if (!c->height)
+        return fail(c, GCG_ERR_NOMEM);
+    for (uint32_t n = tr->n_nodes; n-- > 0;) {
+        c->height[n] = tr->depth[n];
+        for (uint32_t ch = n + 1; ch < tr->end[n]; ch = tr->end[ch])
+            c->height[n] = c->height[ch] > c->height[n] ? c->height[ch] : c->height[n];
+    }
+    return true;
+}
+
+void gcg_mask_sim_set_shallow(mask_sim *c, uint32_t shallow)
+{
+    if (shallow == 0 || heights(c))
+        c->shallow = shallow;
 }
 
 void gcg_mask_sim_resume(mask_sim *c, uint32_t node, uint32_t q, uint32_t to)

@@ -79,6 +79,9 @@ typedef struct mask_sim {
     vec cfgs;                        /* configurations: (trie node, lhs, skip)  */
     vec pos;                         /* the run's token positions (intervals)   */
     uint64_t visits;                 /* trie nodes entered, all runs            */
+    uint32_t *height;                /* per trie node: its subtree's depth (made
+                                        by the first gcg_mask_sim_root_deep)   */
+    uint32_t shallow;                /* skip subtrees no deeper than this (0: none) */
     gcg_status st;                   /* first failure                           */
 } mask_sim;
 
@@ -96,6 +99,11 @@ uint32_t gcg_mask_sim_max_token_bytes(const mask_sim *s);
 void gcg_mask_sim_begin(mask_sim *s);
 /* Walks the whole trie from the empty stack top `state`. */
 void gcg_mask_sim_root(mask_sim *s, uint32_t state);
+/* From now on, walks skip the trie's subtrees holding no token longer than
+ * `shallow` bytes (0: none): what a run records is then exact for longer
+ * tokens and for configurations below depth `shallow`, a subset of the truth
+ * above (the caller supplies the short tokens' results, from a twin). */
+void gcg_mask_sim_set_shallow(mask_sim *s, uint32_t shallow);
 /* Resumes a configuration at trie node `node` whose reduction, read below,
  * exposed LR state q and led to state `to`: the node's byte is simulated
  * again from [q, to] and the walk continues below it. */
