@@ -1,8 +1,10 @@
 /* table_pack.c — row displacement with check tags (Tarjan and Yao, "Storing
  * a sparse table", CACM 1979; the packing yacc and lemon use): rows, most
  * entries first, go to the first base where all their entries land on free
- * slots. The search for a base is bounded, after which the row goes past the
- * last used slot, so packing stays linear in the number of entries. */
+ * slots. The search for a base tries at most MAX_SCAN free slots for the
+ * row's first entry (found by a union-find over occupied runs, so filled
+ * stretches cost nothing), after which the row goes past the last used
+ * slot: packing stays linear in the number of entries. */
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -14,8 +16,9 @@
 typedef struct packer {
     const uint32_t *start, *cols, *vals;
     gcg_disp_slot *slots;
+    uint32_t *next;          /* per slot: itself when free, else a slot
+                                further on towards the next free one       */
     uint64_t cap, used;      /* slots allocated; past the last occupied one */
-    uint64_t first_free;     /* no free slot below                          */
 } packer;
 
 static uint32_t row_len(const packer *p, uint32_t r)
@@ -70,11 +73,16 @@ static bool reserve(packer *p, uint64_t need)
     if (c > UINT32_MAX)
         return false;
     gcg_disp_slot *s = realloc(p->slots, c * sizeof *s);
-    if (!s)
+    if (s)
+        p->slots = s;
+    uint32_t *nx = realloc(p->next, c * sizeof *nx);
+    if (nx)
+        p->next = nx;
+    if (!s || !nx)
         return false;
     for (uint64_t i = p->cap; i < c; i++)
-        s[i] = (gcg_disp_slot){GCG_DISP_FREE, 0};
-    p->slots = s, p->cap = c;
+        s[i] = (gcg_disp_slot){GCG_DISP_FREE, 0}, nx[i] = (uint32_t)i;
+    p->cap = c;
     return true;
 }
 
@@ -86,14 +94,26 @@ static bool fits(const packer *p, uint32_t r, uint64_t base)
     return true;
 }
 
+/* The first free slot at or after s (path halving over occupied runs). */
+static uint64_t free_from(packer *p, uint64_t s)
+{
+    while (s < p->cap && p->next[s] != s) {
+        uint32_t up = p->next[s];
+        if (up < p->cap)
+            p->next[s] = p->next[up];
+        s = up;
+    }
+    return s;
+}
+
 /* The base of row r: the first that fits with its first column on one of
- * the next MAX_SCAN slots, else just past the used slots. */
-static uint64_t find_base(const packer *p, uint32_t r)
+ * the next MAX_SCAN free slots, else just past the used slots. */
+static uint64_t find_base(packer *p, uint32_t r)
 {
     uint32_t c0 = p->cols[p->start[r]];
-    uint64_t end = p->used - p->first_free > MAX_SCAN ? p->first_free + MAX_SCAN : p->used;
-    for (uint64_t s = p->first_free > c0 ? p->first_free : c0; s < end; s++)
-        if (p->slots[s].tag == GCG_DISP_FREE && fits(p, r, s - c0))
+    uint64_t s = free_from(p, c0);
+    for (uint32_t tries = 0; s < p->used && tries < MAX_SCAN; tries++, s = free_from(p, s + 1))
+        if (fits(p, r, s - c0))
             return s - c0;
     return p->used > c0 ? p->used - c0 : 0;
 }
@@ -101,14 +121,14 @@ static uint64_t find_base(const packer *p, uint32_t r)
 static bool place(packer *p, uint32_t r, uint64_t base)
 {
     uint32_t last = p->cols[p->start[r + 1] - 1];
-    if (!reserve(p, base + last + 1))
+    if (!reserve(p, base + last + 2))
         return false;
-    for (uint32_t k = p->start[r]; k < p->start[r + 1]; k++)
+    for (uint32_t k = p->start[r]; k < p->start[r + 1]; k++) {
         p->slots[base + p->cols[k]] = (gcg_disp_slot){r, p->vals[k]};
+        p->next[base + p->cols[k]] = (uint32_t)(base + p->cols[k] + 1);
+    }
     if (base + last + 1 > p->used)
         p->used = base + last + 1;
-    while (p->first_free < p->used && p->slots[p->first_free].tag != GCG_DISP_FREE)
-        p->first_free++;
     return true;
 }
 
@@ -167,7 +187,7 @@ gcg_status gcg_disp_pack(uint32_t n_rows, uint32_t width, const uint32_t *start,
         free(out->rows);
         out->rows = NULL;
     }
-    free(p.slots), free(rep), free(base);
+    free(p.slots), free(p.next), free(rep), free(base);
     return st;
 }
 
