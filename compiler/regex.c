@@ -246,7 +246,8 @@ static void char_class(rx *p, cp_set *set)
                 fail(p, GCG_ERR_FORMAT, "class escape as a range end");
             else if (hi < lo)
                 fail(p, GCG_ERR_FORMAT, "range out of order in class");
-            cp_set_add(set, lo, hi);
+            else
+                cp_set_add(set, lo, hi);
         } else {
             cp_set_add(set, lo, lo);
         }

@@ -19,10 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compile_limits.h"
 #include "gcg.h"
 #include "schema_buf.h"
 
-#define GCG_REGEX_MAX_REPEAT 10000u   /* the grammar's {m,n} limit        */
+#define GCG_REGEX_MAX_REPEAT GCG_DEFAULT_MAX_REPEAT /* the grammar's {m,n} limit */
 #define GCG_REGEX_MAX_DEPTH 200u      /* nesting of groups                */
 
 /* Appends to `out` a GBNF expression (no rule definitions) matching exactly

@@ -12,8 +12,9 @@
 
 static const char USAGE[] =
     "usage: gcgc schema SCHEMA.json [-o G.gbnf] [options]\n"
-    "       gcgc compile --schema SCHEMA.json -o OUT.gcg [--tokenizer FILE | --vocab-hex FILE]\n"
-    "            [--eos ID]... [options]\n"
+    "       gcgc compile --schema SCHEMA.json -o OUT.gcg\n"
+    "            [--tokenizer FILE | --vocab-hex FILE | --vocab MODEL.gcgv] [--eos ID]...\n"
+    "            [--vocab-ref] [options]\n"
     "\n"
     "Converts a JSON Schema into a GBNF grammar (one rule per subschema, named after\n"
     "its JSON pointer), printed or written to G.gbnf, or compiles it into an artifact.\n"
@@ -23,13 +24,16 @@ static const char USAGE[] =
     "                            runs of at most N characters\n"
     "  --lenient                 drop keywords that cannot be enforced (warning)\n"
     "  --oneof-as-anyof          accept oneOf whose branches may overlap as anyOf\n"
+    "  --vocab-ref               store only the vocabulary's fingerprint (see\n"
+    "                            gcgc compile --help)\n"
     "  -h, --help                this help\n"
     "\n"
     "exit status: 0 ok, 1 errors (SCHEMA.json: error: #/json/pointer: ...), 2 usage\n";
 
 typedef struct args {
-    const char *schema, *output, *tokenizer, *vocab_hex;
+    const char *schema, *output, *tokenizer, *vocab_hex, *gcgv;
     uint32_t eos[MAX_EOS], n_eos;
+    bool vocab_ref;
     gcgc_schema_options sopt;
 } args;
 
@@ -74,6 +78,10 @@ static int parse(int argc, char **argv, bool compile, args *a)
             a->tokenizer = argv[++i];
         } else if (compile && !strcmp(s, "--vocab-hex") && has_val) {
             a->vocab_hex = argv[++i];
+        } else if (compile && !strcmp(s, "--vocab") && has_val) {
+            a->gcgv = argv[++i];
+        } else if (compile && !strcmp(s, "--vocab-ref")) {
+            a->vocab_ref = true;
         } else if (compile && !strcmp(s, "--eos") && has_val) {
             char *end;
             unsigned long v = strtoul(argv[++i], &end, 10);
@@ -92,6 +100,10 @@ static int parse(int argc, char **argv, bool compile, args *a)
         return usage("%s", "no schema given");
     if (compile && !a->output)
         return usage("%s", "compile needs -o OUT.gcg");
+    if (!!a->tokenizer + !!a->vocab_hex + !!a->gcgv > 1)
+        return usage("%s", "give one of --tokenizer, --vocab-hex and --vocab");
+    if (a->gcgv && a->n_eos)
+        return usage("%s", "--eos with --vocab: a prepared vocabulary has its EOS ids");
     return -1;
 }
 
@@ -186,6 +198,7 @@ int gcgc_schema_compile_cmd(int argc, char **argv)
     gcg_error err;
     gcg_status st = a.tokenizer   ? gcgc_vocab_load_hf(a.tokenizer, a.eos, a.n_eos, &v, &err)
                     : a.vocab_hex ? gcgc_vocab_load_hex(a.vocab_hex, a.eos, a.n_eos, &v, &err)
+                    : a.gcgv      ? gcgc_vocab_load_gcgv(a.gcgv, &v, &err)
                                   : gcgc_vocab_bytes256(a.eos, a.n_eos, &v, &err);
     if (st != GCG_OK) {
         fprintf(stderr, "gcgc: %s\n", err.msg);
@@ -198,7 +211,8 @@ int gcgc_schema_compile_cmd(int argc, char **argv)
     gcgc_options o;
     gcgc_options_default(&o);
     o.grammar_name = a.schema;
-    o.vocab_name = a.tokenizer ? a.tokenizer : a.vocab_hex;
+    o.vocab_name = a.tokenizer ? a.tokenizer : a.vocab_hex ? a.vocab_hex : a.gcgv;
+    o.vocab_by_reference = a.vocab_ref;
     st = json ? gcgc_compile_schema(v, json, n, &a.sopt, &o, &res, &msgs) : GCG_ERR_IO;
     print_messages(a.schema, msgs);
     if (res)

@@ -524,6 +524,15 @@ mkdir -p refdir
 run "$GCGC" compile --out-dir refdir --vocab paren.gcgv --vocab-ref paren.gbnf
 run "$GCG" match --vocab paren.gcgv refdir/paren.gcg in.txt
 check "gcgc --out-dir --vocab-ref" 0 complete ""
+printf '{"const": "x"}' >sx.json
+run "$GCGC" compile --schema sx.json --vocab bytes.gcgv --vocab-ref -o sref.gcg
+printf '"x"' >sx.txt
+run "$GCG" match --vocab bytes.gcgv sref.gcg sx.txt
+check "gcgc compile --schema --vocab --vocab-ref" 0 complete ""
+run "$GCG" info sref.gcg
+check_grep "schema artifact by reference" 1 err "vocabulary mismatch"
+run "$GCGC" compile --schema sx.json --vocab bytes.gcgv --vocab-hex paren.hex -o sref.gcg
+check_grep "gcgc compile --schema two vocabularies" 2 err "^gcgc: give one of --tokenizer, --vocab-hex and --vocab$"
 head -c 100 paren.gcgv >trunc.gcgv
 run "$GCG" info --vocab trunc.gcgv ref.gcg
 check_grep "gcg truncated vocabulary" 1 err '^gcg: trunc\.gcgv: artifact format error: file size field [0-9]+ does not match actual size 100$'

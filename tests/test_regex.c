@@ -333,7 +333,7 @@ START_TEST(errors)
     bad("ab)", "unbalanced");
     bad("*a", "nothing to repeat");
     bad("[ab", "unterminated");
-    bad("a{10001}", "over the limit");
+    bad("a{65536}", "over the limit");
 }
 END_TEST
 
