@@ -400,6 +400,8 @@ static json_t *type_json(unsigned m)
 
 static json_t *all_of2(json_t *x, json_t *y)
 {
+    if (json_is_false(x) || json_is_false(y))
+        return json_false();
     return json_pack("{s:[OO]}", "allOf", x, y);
 }
 
@@ -744,6 +746,70 @@ bool sx_unsatisfiable(sctx *c, json_t *s)
 
 static void body(sctx *c, json_t *s, const char *ptr, gcg_buf *out);
 
+/* Whether branch b only requires names (annotations aside): its names. */
+static json_t *required_only(json_t *b)
+{
+    if (!json_is_object(b))
+        return NULL;
+    const char *k;
+    json_t *v, *req = NULL;
+    json_object_foreach(b, k, v) {
+        if (!strcmp(k, "required") && json_is_array(v))
+            req = v;
+        else if (!in_list(annotations, k))
+            return NULL;
+    }
+    size_t i;
+    json_array_foreach(req, i, v) if (!json_is_string(v)) return NULL;
+    return req;
+}
+
+static bool names_have(json_t *names, json_t *name)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(names, i, v) if (json_equal(v, name)) return true;
+    return false;
+}
+
+/* oneOf over branches that only require names, as disjoint branches: branch
+ * i holds alone when every other branch j misses one of its names R_j. With
+ * R_i present that is "the one name of R_j \ R_i is absent" (properties:
+ * {name: false}) when R_j \ R_i has one name, and impossible when it has
+ * none (branch i dropped; also when an absent name is required beside the
+ * oneOf). A new array, or NULL when some R_j \ R_i has two names or more. */
+static json_t *exclusive_required(json_t *arr, json_t *sibling_required)
+{
+    size_t n = json_array_size(arr);
+    for (size_t i = 0; i < n; i++)
+        if (!required_only(json_array_get(arr, i)))
+            return NULL;
+    json_t *out = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *ri = required_only(json_array_get(arr, i)), *absent = json_object();
+        bool possible = true;
+        for (size_t j = 0; j < n && possible; j++) {
+            json_t *rj = required_only(json_array_get(arr, j)), *only = NULL, *v;
+            size_t k, missing = 0;
+            if (j == i)
+                continue;
+            json_array_foreach(rj, k, v) if (!names_have(ri, v)) missing++, only = v;
+            if (missing > 1) {
+                json_decref(absent);
+                json_decref(out);
+                return NULL;
+            }
+            possible = missing == 1 && !names_have(sibling_required, only);
+            if (possible)
+                json_object_set_new(absent, json_string_value(only), json_false());
+        }
+        if (possible)
+            json_array_append_new(out, json_pack("{s:O, s:O}", "required", ri, "properties", absent));
+        json_decref(absent);
+    }
+    return out;
+}
+
 /* anyOf / oneOf: one alternative per branch, each with the siblings. */
 static void alternatives(sctx *c, json_t *s, const char *kw, const char *ptr, gcg_buf *out)
 {
@@ -754,12 +820,17 @@ static void alternatives(sctx *c, json_t *s, const char *kw, const char *ptr, gc
         free(kptr);
         return;
     }
+    json_t *excl = NULL;
     if (!strcmp(kw, "oneOf") && !c->opt.oneof_as_anyof && !branches_disjoint(c, arr, ptr)) {
-        sx_error(c, GCG_ERR_FORMAT, kptr,
-                 "oneOf branches may overlap and exclusivity cannot be enforced (--oneof-as-anyof accepts "
-                 "instances matching several)");
-        free(kptr);
-        return;
+        excl = exclusive_required(arr, json_object_get(s, "required"));
+        if (!excl) {
+            sx_error(c, GCG_ERR_FORMAT, kptr,
+                     "oneOf branches may overlap and exclusivity cannot be enforced (--oneof-as-anyof "
+                     "accepts instances matching several)");
+            free(kptr);
+            return;
+        }
+        arr = excl;
     }
     json_t *rest = json_deep_copy(s);
     json_object_del(rest, kw);
@@ -784,6 +855,7 @@ static void alternatives(sctx *c, json_t *s, const char *kw, const char *ptr, gc
     if (first && c->st == GCG_OK)
         sx_error(c, GCG_ERR_FORMAT, kptr, "no branch of \"%s\" can be satisfied", kw);
     json_decref(rest);
+    json_decref(excl);
     free(kptr);
 }
 

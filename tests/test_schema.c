@@ -271,6 +271,30 @@ START_TEST(combinators)
 }
 END_TEST
 
+/* oneOf over branches that only require names: exactly one branch's names */
+START_TEST(one_of_required)
+{
+    static const char props[] = "\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},"
+                                "\"b\":{\"type\":\"string\"},\"c\":{\"type\":\"boolean\"}}";
+    char schema[512];
+    snprintf(schema, sizeof schema, "{%s,\"oneOf\":[{\"required\":[\"a\"]},{\"required\":[\"b\"]}]}", props);
+    check_sets(schema, V("{\"a\":1}", "{\"b\":\"x\",\"c\":true}", "{\"a\":1,\"c\":false,\"z\":[]}"),
+               V("{}", "{\"a\":1,\"b\":\"x\"}", "{\"c\":true}", "{\"b\":\"x\",\"z\":1,\"a\":2}"));
+    /* {a, b} implies {a}: only "a without b" is exactly one */
+    snprintf(schema, sizeof schema, "{%s,\"oneOf\":[{\"required\":[\"a\"]},{\"required\":[\"a\",\"b\"]}]}",
+             props);
+    check_sets(schema, V("{\"a\":1}", "{\"a\":1,\"c\":true}"), V("{\"a\":1,\"b\":\"x\"}", "{}"));
+    /* b required beside the oneOf: the branch that needs b absent is dropped */
+    snprintf(schema, sizeof schema,
+             "{%s,\"required\":[\"b\"],\"oneOf\":[{\"required\":[\"a\"]},{\"required\":[\"b\"]}]}", props);
+    check_sets(schema, V("{\"b\":\"x\"}"), V("{\"a\":1,\"b\":\"x\"}", "{\"a\":1}"));
+    /* missing one of two names is not "a name is absent": refused */
+    snprintf(schema, sizeof schema, "{%s,\"oneOf\":[{\"required\":[\"a\"]},{\"required\":[\"b\",\"c\"]}]}",
+             props);
+    check_error(schema, GCG_ERR_FORMAT, "#/oneOf:", "overlap");
+}
+END_TEST
+
 /* not: rewritten by De Morgan into keywords the converter enforces */
 START_TEST(negation)
 {
@@ -384,6 +408,7 @@ int main(void)
     tcase_add_test(tc, numbers);
     tcase_add_test(tc, refs);
     tcase_add_test(tc, combinators);
+    tcase_add_test(tc, one_of_required);
     tcase_add_test(tc, negation);
     tcase_add_test(tc, unenforced_keywords);
     tcase_add_test(tc, formats);
