@@ -28,7 +28,6 @@ typedef struct ctx {
     uint32_t *path, *reaches;        /* scratch: a chain of twins, agreements   */
     map64 resumed;                   /* (D, q) -> index into res                */
     vec res;                         /* resume results: (acc, next) pairs       */
-    uint32_t *long_first, *long_pos; /* trie positions by token length (long_positions) */
     vec short_pos, scratch;          /* token intervals being merged            */
     map64 set_ids;                   /* token sets, by their positions' hash    */
     vec set_pos_start, set_pos_len, set_pos; /* each set's positions           */
@@ -187,42 +186,6 @@ static void run_root(ctx *c, uint32_t s)
     c->out->root_d[s] = d_id(c);
 }
 
-/* long_pos[long_first[r] .. long_first[r + 1]): the trie positions whose
- * token is longer than r bytes, ascending, for every r below the trie's
- * depth (made once: as many entries as the tokens have bytes). */
-static bool long_positions(ctx *c)
-{
-    const token_trie *tr = c->trie;
-    uint32_t depth = gcg_mask_sim_max_token_bytes(&c->sim);
-    if (c->long_first)
-        return true;
-    uint64_t *by_len = calloc((size_t)depth + 2, sizeof *by_len);
-    uint64_t *at = malloc(((size_t)depth + 2) * sizeof *at);
-    c->long_first = malloc(((size_t)depth + 2) * sizeof *c->long_first);
-    bool ok = by_len && at && c->long_first;
-    for (uint32_t n = 0; n < tr->n_nodes && ok; n++)
-        by_len[tr->depth[n]] += tr->tok_start[n + 1] - tr->tok_start[n];
-    uint64_t total = 0, longer = 0;
-    for (uint32_t l = 0; l <= depth && ok; l++)
-        longer += by_len[l];
-    for (uint32_t r = 0; r <= depth && ok; r++) {
-        longer -= by_len[r]; /* now: tokens longer than r */
-        c->long_first[r] = (uint32_t)total, at[r] = total;
-        total += longer;
-    }
-    if (ok)
-        c->long_first[depth + 1] = (uint32_t)total; /* no token is longer than depth */
-    if (ok && total < UINT32_MAX)
-        c->long_pos = malloc((size_t)(total + 1) * sizeof *c->long_pos);
-    ok = ok && c->long_pos;
-    for (uint32_t n = 0; n < tr->n_nodes && ok; n++)
-        for (uint32_t k = tr->tok_start[n]; k < tr->tok_start[n + 1]; k++)
-            for (uint32_t r = 0; r < tr->depth[n]; r++)
-                c->long_pos[at[r]++] = k;
-    free(by_len), free(at);
-    return ok || fail(c, GCG_ERR_NOMEM);
-}
-
 /* Appends [a, b) to a canonical interval list (a at or after the last start). */
 static void append_interval(ctx *c, vec *v, uint32_t a, uint32_t b)
 {
@@ -250,11 +213,12 @@ static uint32_t merged_set(ctx *c, uint32_t acc, uint32_t reach)
 {
     uint32_t n_deep;
     const uint32_t *deep = gcg_mask_sim_positions(&c->sim, &n_deep);
-    if (c->sim.st != GCG_OK || !long_positions(c))
-        return fail(c, c->sim.st != GCG_OK ? c->sim.st : GCG_ERR_NOMEM), 0;
+    if (c->sim.st != GCG_OK)
+        return fail(c, c->sim.st), 0;
     const uint32_t *tw = c->set_pos.v + c->set_pos_start.v[acc];
     uint32_t n_tw = c->set_pos_len.v[acc];
-    const uint32_t *lp = c->long_pos + c->long_first[reach], n_lp = c->long_first[reach + 1] - c->long_first[reach];
+    const token_trie *tr = c->trie;
+    const uint32_t *lp = tr->long_pos + tr->long_first[reach], n_lp = tr->long_first[reach + 1] - tr->long_first[reach];
     c->short_pos.n = 0;
     for (uint32_t j = 0, i = 0; j < n_tw; j += 2) { /* [a, b) minus the long positions */
         uint32_t a = tw[j], b = tw[j + 1], lo = i, hi = n_lp;
@@ -534,7 +498,7 @@ static void ctx_free(ctx *c)
 {
     gcg_mask_sim_free(&c->sim);
     gcg_horizon_free(&c->hz);
-    free(c->path), free(c->reaches), free(c->long_first), free(c->long_pos);
+    free(c->path), free(c->reaches);
     vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom,
                  &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)

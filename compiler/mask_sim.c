@@ -651,7 +651,7 @@ static void walk(mask_sim *c, frame top)
         }
         uint32_t ch = f->child;
         f->child = tr->end[ch];
-        if (c->shallow && c->height[ch] <= c->shallow)
+        if (c->shallow && tr->height[ch] <= c->shallow)
             continue;
         if (enter_child(c, f, ch, &c->frames[depth + 1]))
             depth++;
@@ -676,10 +676,7 @@ gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie 
     memset(s, 0, sizeof *s);
     s->lr = lr, s->trie = trie, s->class_of = class_of, s->diag = diag;
     s->limits = gcg_limits_or_default(limits);
-    uint32_t max_depth = 0;
-    for (uint32_t i = 0; i < trie->n_nodes; i++)
-        max_depth = trie->depth[i] > max_depth ? trie->depth[i] : max_depth;
-    s->cap_frames = max_depth + 2;
+    s->cap_frames = trie->max_depth + 2;
     s->frames = malloc((size_t)s->cap_frames * sizeof *s->frames);
     s->st = s->frames ? build_pred(s) : GCG_ERR_NOMEM;
     return s->st;
@@ -687,7 +684,7 @@ gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie 
 
 void gcg_mask_sim_free(mask_sim *c)
 {
-    free(c->pred_first), free(c->pred), free(c->stamp), free(c->frames), free(c->direct), free(c->height);
+    free(c->pred_first), free(c->pred), free(c->stamp), free(c->frames), free(c->direct);
     vec *vs[] = {&c->layer, &c->next_layer, &c->arena, &c->work, &c->cfgs, &c->stack_start, &c->stack_data,
                  &c->sset_start, &c->sset_len, &c->sset_data, &c->steps, &c->step_reads, &c->ids,
                  &c->lset_start, &c->lset_len, &c->lset_data, &c->reads, &c->acc_log, &c->memo,
@@ -737,28 +734,9 @@ void gcg_mask_sim_root(mask_sim *c, uint32_t state)
     walk(c, f);
 }
 
-/* height[n]: the depth of the deepest node below n (preorder, children
- * after their parent: one backward pass). */
-static bool heights(mask_sim *c)
-{
-    const token_trie *tr = c->trie;
-    if (c->height)
-        return true;
-    c->height = malloc(((size_t)tr->n_nodes + 1) * sizeof *c->height);
-    if (!c->height)
-        return fail(c, GCG_ERR_NOMEM);
-    for (uint32_t n = tr->n_nodes; n-- > 0;) {
-        c->height[n] = tr->depth[n];
-        for (uint32_t ch = n + 1; ch < tr->end[n]; ch = tr->end[ch])
-            c->height[n] = c->height[ch] > c->height[n] ? c->height[ch] : c->height[n];
-    }
-    return true;
-}
-
 void gcg_mask_sim_set_shallow(mask_sim *c, uint32_t shallow)
 {
-    if (shallow == 0 || heights(c))
-        c->shallow = shallow;
+    c->shallow = shallow;
 }
 
 void gcg_mask_sim_resume(mask_sim *c, uint32_t node, uint32_t q, uint32_t to)

@@ -79,8 +79,6 @@ typedef struct mask_sim {
     vec cfgs;                        /* configurations: (trie node, lhs, skip)  */
     vec pos;                         /* the run's token positions (intervals)   */
     uint64_t visits;                 /* trie nodes entered, all runs            */
-    uint32_t *height;                /* per trie node: its subtree's depth (made
-                                        by the first gcg_mask_sim_root_deep)   */
     uint32_t shallow;                /* skip subtrees no deeper than this (0: none) */
     gcg_status st;                   /* first failure                           */
 } mask_sim;

@@ -118,6 +118,55 @@ static gcg_status flatten(const ins_trie *it, const gcg_vocab *v, token_trie *t)
     return GCG_OK;
 }
 
+/* height[n], one backward pass (children follow their parent in preorder). */
+static gcg_status heights(token_trie *t)
+{
+    t->height = malloc(((size_t)t->n_nodes + 1) * sizeof *t->height);
+    if (!t->height)
+        return GCG_ERR_NOMEM;
+    for (uint32_t n = t->n_nodes; n-- > 0;) {
+        t->height[n] = t->depth[n];
+        for (uint32_t ch = n + 1; ch < t->end[n]; ch = t->end[ch])
+            t->height[n] = t->height[ch] > t->height[n] ? t->height[ch] : t->height[n];
+    }
+    t->max_depth = t->n_nodes ? t->height[0] : 0;
+    return GCG_OK;
+}
+
+/* The positions of the tokens longer than r bytes, for every r: a token of
+ * l bytes is listed under r = 0 .. l - 1 (as many entries as the tokens have
+ * bytes). */
+static gcg_status long_positions(token_trie *t)
+{
+    uint32_t depth = t->max_depth;
+    uint64_t *by_len = calloc((size_t)depth + 2, sizeof *by_len), *at = malloc(((size_t)depth + 2) * sizeof *at);
+    t->long_first = malloc(((size_t)depth + 2) * sizeof *t->long_first);
+    gcg_status st = by_len && at && t->long_first ? GCG_OK : GCG_ERR_NOMEM;
+    uint64_t total = 0, longer = 0;
+    for (uint32_t n = 0; n < t->n_nodes && st == GCG_OK; n++)
+        by_len[t->depth[n]] += t->tok_start[n + 1] - t->tok_start[n];
+    for (uint32_t l = 0; l <= depth && st == GCG_OK; l++)
+        longer += by_len[l];
+    for (uint32_t r = 0; r <= depth && st == GCG_OK; r++) {
+        longer -= by_len[r]; /* now: tokens longer than r */
+        t->long_first[r] = (uint32_t)total, at[r] = total;
+        total += longer;
+    }
+    if (st == GCG_OK && total >= UINT32_MAX)
+        st = GCG_ERR_LIMIT;
+    if (st == GCG_OK) {
+        t->long_first[depth + 1] = (uint32_t)total;
+        t->long_pos = malloc((size_t)(total + 1) * sizeof *t->long_pos);
+        st = t->long_pos ? GCG_OK : GCG_ERR_NOMEM;
+    }
+    for (uint32_t n = 0; n < t->n_nodes && st == GCG_OK; n++)
+        for (uint32_t k = t->tok_start[n]; k < t->tok_start[n + 1]; k++)
+            for (uint32_t r = 0; r < t->depth[n]; r++)
+                t->long_pos[at[r]++] = k;
+    free(by_len), free(at);
+    return st;
+}
+
 gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *t)
 {
     memset(t, 0, sizeof *t);
@@ -146,6 +195,10 @@ gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *
     if (st == GCG_OK)
         st = flatten(&it, v, t);
     free(it.n), free(it.tok_next), free(it.keys), free(it.vals);
+    if (st == GCG_OK)
+        st = heights(t);
+    if (st == GCG_OK)
+        st = long_positions(t);
     if (st != GCG_OK)
         gcg_trie_free(t);
     return st;
@@ -154,5 +207,6 @@ gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *
 void gcg_trie_free(token_trie *t)
 {
     free(t->byte), free(t->depth), free(t->end), free(t->tok_start), free(t->tokens);
+    free(t->height), free(t->long_first), free(t->long_pos);
     memset(t, 0, sizeof *t);
 }

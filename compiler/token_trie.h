@@ -26,6 +26,13 @@ typedef struct token_trie {
                               tokens[tok_start[n] .. tok_start[n+1])           */
     uint32_t *tokens;      /* token ids in preorder of their end node          */
     uint32_t n_tokens;
+    /* Indexes for the mask simulation's shared walks (horizon.h), made with
+     * the trie so that a prepared vocabulary makes them once: */
+    uint32_t *height;      /* n_nodes: the depth of the deepest node below n   */
+    uint32_t max_depth;    /* the longest token, in bytes                      */
+    uint32_t *long_first;  /* max_depth + 2: positions (indexes into tokens)   */
+    uint32_t *long_pos;    /*   of tokens longer than r bytes are long_pos[
+                              long_first[r] .. long_first[r + 1]), ascending   */
 } token_trie;
 
 /* With `label` NULL the edges are bytes; otherwise byte b is labelled
