@@ -94,23 +94,61 @@ static bool trie_add(trie *t, const char *name)
     return true;
 }
 
-/* The rule for the rest of a key after reaching node t. */
-static const char *trie_rule(sctx *c, const trie *t, const char *base)
+/* Keys that are not names, split where they leave the trie of names: a key
+ * either ends early on the trie (`ended`: the closing quote at a node that
+ * ends no name) or takes, at some node, a character none of its children
+ * has (`diverged`), after which any string rest follows. Writing the rest
+ * once, after `diverged` is reduced, leaves one LR state for the body of
+ * every such key instead of one per trie node, and so one vocabulary walk. */
+
+/* Whether some key ends early below node t. */
+static bool ends_early(const trie *t)
+{
+    if (!t->terminal)
+        return true;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (ends_early(t->kid[i]))
+            return true;
+    return false;
+}
+
+/* The keys that end early below node t, with their closing quote. */
+static const char *ended_rule(sctx *c, const trie *t, const char *base)
 {
     gcg_buf b = {0};
-    bool any = false;
+    const char *sep = "";
     if (!t->terminal)
-        gcg_buf_puts(&b, "\"\\\"\""), any = true;
+        gcg_buf_puts(&b, "\"\\\"\""), sep = " | ";
+    for (uint32_t i = 0; i < t->n; i++) {
+        if (!ends_early(t->kid[i]))
+            continue;
+        const char *kid = ended_rule(c, t->kid[i], base);
+        cp_set one = {0};
+        cp_set_add(&one, t->cp[i], t->cp[i]);
+        gcg_buf_puts(&b, sep);
+        cp_set_json_unit(&one, &b);
+        gcg_buf_printf(&b, " %s", kid ? kid : "\"\\\"\"");
+        cp_set_free(&one);
+        sep = " | ";
+    }
+    const char *name = b.oom ? NULL : sx_helper(c, base, "key-end", b.s);
+    gcg_buf_free(&b);
+    return name;
+}
+
+/* The trie paths from node t up to and including the first character that
+ * leaves the trie. */
+static const char *diverged_rule(sctx *c, const trie *t, const char *base)
+{
+    gcg_buf b = {0};
     cp_set out = {0};
     for (uint32_t i = 0; i < t->n; i++)
         cp_set_add(&out, t->cp[i], t->cp[i]);
     cp_set_complement(&out);
-    gcg_buf_puts(&b, any ? " | " : "");
     cp_set_json_unit(&out, &b);
-    gcg_buf_puts(&b, " " SX_STRING_REST);
     cp_set_free(&out);
     for (uint32_t i = 0; i < t->n; i++) {
-        const char *kid = trie_rule(c, t->kid[i], base);
+        const char *kid = diverged_rule(c, t->kid[i], base);
         cp_set one = {0};
         cp_set_add(&one, t->cp[i], t->cp[i]);
         gcg_buf_puts(&b, " | ");
@@ -118,7 +156,7 @@ static const char *trie_rule(sctx *c, const trie *t, const char *base)
         gcg_buf_printf(&b, " %s", kid ? kid : SX_STRING);
         cp_set_free(&one);
     }
-    const char *name = b.oom ? NULL : sx_helper(c, base, "key", b.s);
+    const char *name = b.oom ? NULL : sx_helper(c, base, "key-out", b.s);
     gcg_buf_free(&b);
     return name;
 }
@@ -135,11 +173,14 @@ static void other_key(sctx *c, json_t *names, const char *base, gcg_buf *out)
     json_t *n;
     bool ok = root != NULL;
     json_array_foreach(names, i, n) ok = ok && trie_add(root, json_string_value(n));
-    const char *r = ok ? trie_rule(c, root, base) : NULL;
-    if (!r)
+    const char *d = ok ? diverged_rule(c, root, base) : NULL;
+    const char *e = d && ends_early(root) ? ended_rule(c, root, base) : NULL;
+    if (!d || (!e && ends_early(root)))
         sx_error(c, GCG_ERR_NOMEM, "", "out of memory");
+    else if (e)
+        gcg_buf_printf(out, "( \"\\\"\" ( %s " SX_STRING_REST " | %s ) )", d, e);
     else
-        gcg_buf_printf(out, "( \"\\\"\" %s )", r);
+        gcg_buf_printf(out, "( \"\\\"\" %s " SX_STRING_REST " )", d);
     trie_free(root);
 }
 

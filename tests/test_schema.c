@@ -271,6 +271,18 @@ START_TEST(combinators)
 }
 END_TEST
 
+/* Additional keys are every key but the names: ending early on a name's
+ * path, leaving it, or running past a name's end. */
+START_TEST(additional_keys)
+{
+    check_sets("{\"type\":\"object\",\"properties\":{\"ab\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},"
+               "\"additionalProperties\":{\"type\":\"string\"}}",
+               V("{\"a\":\"x\"}", "{\"abc\":\"x\"}", "{\"\":\"x\"}", "{\"ab\":1,\"c\":\"y\"}", "{\"ba\":\"z\"}",
+                 "{\"b\":2,\"bb\":\"\"}", "{\"a\\\"\":\"q\"}"),
+               V("{\"ab\":\"x\"}", "{\"b\":\"x\"}", "{\"a\":1}", "{\"abc\":1}"));
+}
+END_TEST
+
 /* oneOf over branches that only require names: exactly one branch's names */
 START_TEST(one_of_required)
 {
@@ -409,6 +421,7 @@ int main(void)
     tcase_add_test(tc, refs);
     tcase_add_test(tc, combinators);
     tcase_add_test(tc, one_of_required);
+    tcase_add_test(tc, additional_keys);
     tcase_add_test(tc, negation);
     tcase_add_test(tc, unenforced_keywords);
     tcase_add_test(tc, formats);
