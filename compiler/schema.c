@@ -844,7 +844,8 @@ static void alternatives(sctx *c, json_t *s, const char *kw, const char *ptr, gc
     json_array_foreach(arr, i, e) {
         char *bp = sx_ptr_index(ptr, kw, i);
         json_t *branch = siblings ? merge(c, rest, e, bp) : json_incref(e);
-        const char *r = branch && !json_is_false(branch) ? sx_rule(c, branch, bp) : NULL;
+        /* a branch no value can satisfy is left out, not an error */
+        const char *r = branch && !sx_unsatisfiable(c, branch) ? sx_rule(c, branch, bp) : NULL;
         if (r) {
             gcg_buf_printf(out, "%s%s", first ? "" : " | ", r);
             first = false;

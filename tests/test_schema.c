@@ -260,6 +260,10 @@ START_TEST(combinators)
                "\"type\":\"object\"},{\"properties\":{\"k\":{\"const\":\"b\"}},\"required\":[\"k\"],\"type\":\"object\"}]}",
                V("{\"k\":\"a\",\"v\":1}", "{\"k\":\"b\",\"v\":\"s\"}"), V("{\"k\":\"a\",\"v\":\"s\"}", "{\"k\":\"c\"}"));
     check_error("{\"oneOf\":[{\"type\":\"integer\"},{\"minimum\":3}]}", GCG_ERR_FORMAT, "#/oneOf:", "oneOf");
+    /* a branch no value satisfies is left out; with none left, an error */
+    check_sets("{\"anyOf\":[{\"type\":\"string\",\"enum\":[1]},{\"type\":\"integer\"}]}", V("1"), V("\"1\"", "1.5"));
+    check_error("{\"anyOf\":[{\"type\":\"string\",\"enum\":[1]},{\"type\":\"null\",\"const\":0}]}", GCG_ERR_FORMAT,
+                "#/anyOf:", "no branch");
     gcgc_schema_options so = {0};
     so.oneof_as_anyof = true;
     gcg_artifact *a = compile_opt("{\"oneOf\":[{\"type\":\"integer\"},{\"type\":\"number\"}]}", &so, NULL);
