@@ -12,6 +12,7 @@
  *                        maximum and the exclusive bounds (numbers only)
  *   ¬{minLength: n}      {type: string, maxLength: n - 1} (nothing for n = 0),
  *                        likewise maxLength, min/maxItems, min/maxProperties
+ *   ¬{required: [k...]}  {type: object, properties: {k: false}} for each k
  *   ¬{not: Y}            Y
  *   ¬{anyOf: [Y...]}     {allOf: [¬Y...]}
  *   ¬{allOf: [Y...]}     ¬Y... as further alternatives
@@ -106,6 +107,20 @@ static bool negate_keyword(const char *k, json_t *v, json_t *alt, unsigned depth
             return true;
     } else if (!strcmp(k, "not")) {
         n = json_deep_copy(v);
+    } else if (!strcmp(k, "required")) {
+        /* an object missing one of the names: one alternative per name */
+        if (!json_is_array(v))
+            return false;
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            if (!json_is_string(e))
+                return false;
+            json_t *one = json_pack("{s:s, s:{s:b}}", "type", "object", "properties", json_string_value(e), 0);
+            if (!one || json_array_append_new(alt, one) != 0)
+                return false;
+        }
+        return true;
     } else if (!strcmp(k, "anyOf") || !strcmp(k, "allOf")) {
         if (!json_is_array(v) || json_array_size(v) == 0)
             return false;

@@ -315,6 +315,9 @@ END_TEST
 START_TEST(negation)
 {
     check_sets("{\"not\":{\"type\":\"null\"}}", V("1", "\"x\"", "[]", "{}", "true", "1.5"), V("null"));
+    check_sets("{\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},"
+               "\"not\":{\"required\":[\"a\",\"b\"]}}",
+               V("{\"a\":1}", "{\"b\":2}", "{}", "{\"c\":[]}"), V("{\"a\":1,\"b\":2}", "\"x\"", "null", "[]"));
     check_sets("{\"not\":{\"type\":[\"string\",\"number\"]}}", V("null", "[1]", "{}", "false"),
                V("\"a\"", "3", "2.5"));
     check_sets("{\"not\":{\"minimum\":-2}}", V("-3", "-2.5", "-100"), V("-2", "0", "\"x\"", "null"));
