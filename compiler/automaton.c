@@ -215,8 +215,8 @@ static uint32_t merged_set(ctx *c, uint32_t acc, uint32_t reach)
     const uint32_t *deep = gcg_mask_sim_positions(&c->sim, &n_deep);
     if (c->sim.st != GCG_OK)
         return fail(c, c->sim.st), 0;
-    const uint32_t *tw = c->set_pos.v + c->set_pos_start.v[acc];
     uint32_t n_tw = c->set_pos_len.v[acc];
+    const uint32_t *tw = n_tw ? c->set_pos.v + c->set_pos_start.v[acc] : NULL;
     const token_trie *tr = c->trie;
     const uint32_t *lp = tr->long_pos + tr->long_first[reach], n_lp = tr->long_first[reach + 1] - tr->long_first[reach];
     c->short_pos.n = 0;

@@ -249,7 +249,7 @@ static int cmp_pair(const void *x, const void *y)
 /* Whether the (from, to) pairs are a one-to-one map (sorted here). */
 static bool one_to_one(uint32_t *pairs, uint32_t n)
 {
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < 2 && n > 1; pass++) {
         qsort(pairs, n, 2 * sizeof *pairs, cmp_pair);
         for (uint32_t i = 1; i < n; i++)
             if (pairs[2 * i] == pairs[2 * i - 2] && pairs[2 * i + 1] != pairs[2 * i - 1])
@@ -362,7 +362,8 @@ static gcg_status build_preds(const lr_tables *t, uint32_t **first_out, uint32_t
             if (!gcg_vec_push(&e, t->go_to[k]) || !gcg_vec_push(&e, s))
                 goto nomem;
     }
-    qsort(e.v, e.n / 2, 2 * sizeof *e.v, cmp_pair);
+    if (e.n)
+        qsort(e.v, e.n / 2, 2 * sizeof *e.v, cmp_pair);
     uint32_t *first = calloc((size_t)t->n_states + 1, sizeof *first), *list = malloc(((size_t)e.n / 2 + 1) * 4);
     if (!first || !list) {
         free(first), free(list);
