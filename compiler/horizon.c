@@ -9,7 +9,8 @@
 
 /* A node of the check graph: a pair of states (a, b), or of nonterminals
  * (N, sigma(N)) when nt is set. Edges point at the pairs a node's check
- * demands, weighing 1 (a shift: one byte further) or 0. */
+ * demands, weighing the bytes between: 1 for a shift, minlen(N) for a goto
+ * on N, 0 from a reduction to its nonterminal pair and on to its gotos. */
 typedef struct hz {
     const cfg *g;
     const lr_tables *lr;
