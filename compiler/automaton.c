@@ -527,7 +527,8 @@ gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_voca
     if (c.st == GCG_OK && (!done || !c.path || !c.reaches))
         c.st = GCG_ERR_NOMEM;
     if (c.st == GCG_OK && share_walks)
-        c.st = gcg_horizon_build(&c.hz, g, lr, gcg_mask_sim_max_token_bytes(&c.sim));
+        c.st = gcg_horizon_build(&c.hz, g, lr, c.sim.pred_first, c.sim.pred,
+                                 gcg_mask_sim_max_token_bytes(&c.sim));
     else if (c.st == GCG_OK)
         c.st = gcg_horizon_none(&c.hz, g, lr);
     if (c.st == GCG_OK)

@@ -344,48 +344,6 @@ static uint32_t *distances(hz *h)
 
 /* ---- twins -------------------------------------------------------------------- */
 
-/* Predecessor lists (shift and goto sources), sorted and deduplicated. */
-static gcg_status build_preds(const lr_tables *t, uint32_t **first_out, uint32_t **list_out)
-{
-    vec e = {0};
-    for (uint32_t s = 0; s < t->n_states; s++) {
-        for (uint32_t x = 0; x < t->n_terms; x++) {
-            uint32_t a = lr_action(t, s, x), one = a, cnt = 1;
-            const uint32_t *l = &one;
-            if (GCG_ACT_KIND(a) == GCG_ACT_MULTI)
-                l = t->multi + GCG_ACT_ARG(a) + 1, cnt = t->multi[GCG_ACT_ARG(a)];
-            for (uint32_t i = 0; i < cnt; i++)
-                if (GCG_ACT_KIND(l[i]) == GCG_ACT_SHIFT &&
-                    (!gcg_vec_push(&e, GCG_ACT_ARG(l[i])) || !gcg_vec_push(&e, s)))
-                    goto nomem;
-        }
-        for (uint32_t k = t->go_start[s]; k < t->go_start[s + 1]; k++)
-            if (!gcg_vec_push(&e, t->go_to[k]) || !gcg_vec_push(&e, s))
-                goto nomem;
-    }
-    if (e.n)
-        qsort(e.v, e.n / 2, 2 * sizeof *e.v, cmp_pair);
-    uint32_t *first = calloc((size_t)t->n_states + 1, sizeof *first), *list = malloc(((size_t)e.n / 2 + 1) * 4);
-    if (!first || !list) {
-        free(first), free(list);
-        goto nomem;
-    }
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < e.n; i += 2) {
-        if (i && e.v[i] == e.v[i - 2] && e.v[i + 1] == e.v[i - 1])
-            continue;
-        first[e.v[i] + 1]++, list[m++] = e.v[i + 1];
-    }
-    for (uint32_t s = 0; s < t->n_states; s++)
-        first[s + 1] += first[s];
-    free(e.v);
-    *first_out = first, *list_out = list;
-    return GCG_OK;
-nomem:
-    free(e.v);
-    return GCG_ERR_NOMEM;
-}
-
 static bool same_preds(const uint32_t *first, const uint32_t *list, uint32_t a, uint32_t b)
 {
     uint32_t n = first[a + 1] - first[a];
@@ -432,11 +390,11 @@ static void cut_cycles(uint32_t *twin, uint32_t n, uint32_t *mark)
 
 /* Every checked state pair's distance into hz->pairs (HORIZON_ALL beyond
  * L), and the twins among them. */
-static gcg_status settle(hz *h, const uint32_t *dist, horizon *out)
+static gcg_status settle(hz *h, const uint32_t *dist, const uint32_t *pfirst, const uint32_t *plist, horizon *out)
 {
     const lr_tables *lr = h->lr;
-    uint32_t *pfirst = NULL, *plist = NULL, *mark = calloc((size_t)lr->n_states + 1, sizeof *mark);
-    gcg_status st = mark ? build_preds(lr, &pfirst, &plist) : GCG_ERR_NOMEM;
+    uint32_t *mark = calloc((size_t)lr->n_states + 1, sizeof *mark);
+    gcg_status st = mark ? GCG_OK : GCG_ERR_NOMEM;
     for (uint32_t id = 0; id < h->na.n && st == GCG_OK; id++) {
         uint32_t a = h->na.v[id], b = h->nb.v[id];
         if (h->nt.v[id])
@@ -458,11 +416,12 @@ static gcg_status settle(hz *h, const uint32_t *dist, horizon *out)
     }
     if (st == GCG_OK)
         cut_cycles(out->twin, lr->n_states, mark);
-    free(pfirst), free(plist), free(mark);
+    free(mark);
     return st;
 }
 
-gcg_status gcg_horizon_build(horizon *out, const cfg *g, const lr_tables *lr, uint32_t max_token_bytes)
+gcg_status gcg_horizon_build(horizon *out, const cfg *g, const lr_tables *lr, const uint32_t *pred_first,
+                             const uint32_t *pred, uint32_t max_token_bytes)
 {
     memset(out, 0, sizeof *out);
     hz h = {.g = g, .lr = lr, .cap = max_token_bytes + 1};
@@ -485,7 +444,7 @@ gcg_status gcg_horizon_build(horizon *out, const cfg *g, const lr_tables *lr, ui
         build_graph(&h);
     uint32_t *dist = h.st == GCG_OK ? distances(&h) : NULL;
     if (dist)
-        h.st = settle(&h, dist, out);
+        h.st = settle(&h, dist, pred_first, pred, out);
     free(dist);
     free(h.sigma), free(h.minlen), free(h.by_nt_first), free(h.by_nt_from), free(h.by_nt_to);
     gcg_map64_free(&h.ids);

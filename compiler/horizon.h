@@ -50,9 +50,12 @@ typedef struct horizon {
     map64 pairs;      /* checked pair (a, b) -> bytes its walks agree for  */
 } horizon;
 
-/* Builds the twins of lr's states; `max_token_bytes` is L, the trie's depth.
- * On failure *out is empty (every twin UINT32_MAX would also be correct). */
-gcg_status gcg_horizon_build(horizon *out, const cfg *g, const lr_tables *lr, uint32_t max_token_bytes);
+/* Builds the twins of lr's states; pred_first/pred list each state's
+ * predecessors, ascending, each once (mask_sim.h); `max_token_bytes` is L,
+ * the trie's depth. On failure *out is empty (every twin UINT32_MAX would
+ * also be correct). */
+gcg_status gcg_horizon_build(horizon *out, const cfg *g, const lr_tables *lr, const uint32_t *pred_first,
+                             const uint32_t *pred, uint32_t max_token_bytes);
 
 /* A horizon with no twins: every state walks. */
 gcg_status gcg_horizon_none(horizon *out, const cfg *g, const lr_tables *lr);

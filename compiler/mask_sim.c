@@ -57,6 +57,17 @@ static gcg_status build_pred(mask_sim *c)
     for (uint32_t i = 0; i < edges.n; i += 2)
         c->pred[c->pred_first[edges.v[i] + 1]++] = edges.v[i + 1];
     free(edges.v);
+    /* each list is ascending (sources were visited in order): drop repeats,
+     * so equal predecessor sets are equal lists */
+    uint32_t w = 0;
+    for (uint32_t s = 0; s < n; s++) {
+        uint32_t from = c->pred_first[s], to = c->pred_first[s + 1];
+        c->pred_first[s] = w;
+        for (uint32_t k = from; k < to; k++)
+            if (k == from || c->pred[k] != c->pred[k - 1])
+                c->pred[w++] = c->pred[k];
+    }
+    c->pred_first[n] = w;
     return GCG_OK;
 }
 

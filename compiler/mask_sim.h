@@ -50,7 +50,8 @@ typedef struct mask_sim {
     const uint8_t *class_of;         /* byte -> byte class (256)                */
     gcg_diag *diag;
     gcg_limits limits;
-    uint32_t *pred_first, *pred;     /* CSR: states with a transition into t    */
+    uint32_t *pred_first, *pred;     /* CSR: states with a transition into t,
+                                        ascending, each once                    */
     map64 consensus;                 /* (ref, depth, lhs) -> goto / DEAD / READ */
     vec lset_start, lset_len, lset_data; /* interned reference sets of LR states */
     map64 lset_ids, lset_down;       /* ... and (ref, depth) -> the set below   */
