@@ -351,7 +351,7 @@ static uint32_t resume_reach(ctx *c, uint32_t d, uint32_t p, uint32_t q)
         if (m != HORIZON_ALL && c->trie->depth[cf[0]] - 1 + m < reach)
             reach = c->trie->depth[cf[0]] - 1 + m;
     }
-    return reach > gcg_mask_sim_max_token_bytes(&c->sim) ? HORIZON_ALL : reach;
+    return reach > c->trie->max_depth ? HORIZON_ALL : reach;
 }
 
 static bool resume_keep(ctx *c, uint32_t d, uint32_t q, uint32_t acc, uint32_t next)
@@ -527,8 +527,7 @@ gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_voca
     if (c.st == GCG_OK && (!done || !c.path || !c.reaches))
         c.st = GCG_ERR_NOMEM;
     if (c.st == GCG_OK && share_walks)
-        c.st = gcg_horizon_build(&c.hz, g, lr, c.sim.pred_first, c.sim.pred,
-                                 gcg_mask_sim_max_token_bytes(&c.sim));
+        c.st = gcg_horizon_build(&c.hz, g, lr, c.sim.pred_first, c.sim.pred, trie->max_depth);
     else if (c.st == GCG_OK)
         c.st = gcg_horizon_none(&c.hz, g, lr);
     if (c.st == GCG_OK)

@@ -708,11 +708,6 @@ void gcg_mask_sim_free(mask_sim *c)
         gcg_map64_free(ms[i]);
 }
 
-uint32_t gcg_mask_sim_max_token_bytes(const mask_sim *c)
-{
-    return c->cap_frames - 2; /* frames: the root, then one per byte, one spare */
-}
-
 void gcg_mask_sim_begin(mask_sim *c)
 {
     c->cfgs.n = 0;

@@ -91,9 +91,6 @@ gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie 
                              const gcg_limits *limits, gcg_diag *diag);
 void gcg_mask_sim_free(mask_sim *s);
 
-/* The longest token in bytes: no walk goes deeper. */
-uint32_t gcg_mask_sim_max_token_bytes(const mask_sim *s);
-
 /* Starts a run: no tokens accepted, no configurations. */
 void gcg_mask_sim_begin(mask_sim *s);
 /* Walks the whole trie from the empty stack top `state`. */
