@@ -274,6 +274,15 @@ static bool in_list(const char *const *list, const char *k)
     return false;
 }
 
+/* Whether JSON array `names` holds a value equal to `name`. */
+static bool names_have(json_t *names, json_t *name)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(names, i, v) if (json_equal(v, name)) return true;
+    return false;
+}
+
 /* Reports unenforced keywords; false when one is an error. */
 static bool check_unenforced(sctx *c, json_t *s, const char *ptr)
 {
@@ -459,14 +468,7 @@ static bool merge_kw(sctx *c, json_t *m, const char *k, json_t *x, json_t *y, co
         json_t *r = json_deep_copy(x);
         size_t i;
         json_t *e;
-        json_array_foreach(y, i, e) {
-            size_t j;
-            json_t *f;
-            bool have = false;
-            json_array_foreach(r, j, f) have |= json_equal(e, f);
-            if (!have)
-                json_array_append(r, e);
-        }
+        json_array_foreach(y, i, e) if (!names_have(r, e)) json_array_append(r, e);
         json_object_set_new(m, k, r);
     } else if (!strcmp(k, "enum") && json_is_array(x) && json_is_array(y)) {
         json_object_set_new(m, k, merge_enum(x, y));
@@ -674,11 +676,7 @@ static bool discriminated(sctx *c, json_t *a, json_t *b, const char *ptr)
             if (!json_is_string(name))
                 continue;
             const char *n = json_string_value(name);
-            size_t j;
-            json_t *n2;
-            bool in_b = false;
-            json_array_foreach(rb, j, n2) in_b |= json_equal(name, n2);
-            json_t *va = in_b ? value_set(json_object_get(pa, n)) : NULL;
+            json_t *va = names_have(rb, name) ? value_set(json_object_get(pa, n)) : NULL;
             json_t *vb = va ? value_set(json_object_get(pb, n)) : NULL;
             ok |= va && vb && values_disjoint(va, vb);
             json_decref(va);
@@ -762,14 +760,6 @@ static json_t *required_only(json_t *b)
     size_t i;
     json_array_foreach(req, i, v) if (!json_is_string(v)) return NULL;
     return req;
-}
-
-static bool names_have(json_t *names, json_t *name)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(names, i, v) if (json_equal(v, name)) return true;
-    return false;
 }
 
 /* oneOf over branches that only require names, as disjoint branches: branch
