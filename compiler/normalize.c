@@ -470,6 +470,290 @@ static gcg_status dedupe(cfg *g)
     return st;
 }
 
+/* ---- equal nonterminals --------------------------------------------------
+ *
+ * Machine-written grammars repeat rules: a schema converter gives each string
+ * property its own `p ::= "\"" char+ "\"" space`. Nonterminals with the same
+ * productions derive the same strings, so one can stand for all of them:
+ * hash-consing in one pass over the call graph, callees first, so a rule is
+ * compared once its callees are merged. Merged, the rule has one set of LR
+ * states, and the vocabulary is walked once inside it instead of once per
+ * copy; what follows it is read from the stack at the rule's end.
+ *
+ * A counted chain merges only where every copy sits in the same places: a
+ * chain shared by repetitions used in different places makes each link's
+ * reduction read the stack below (see lower.c). So the members of a class
+ * holding a chain link, or a rule over one, are told apart by where they
+ * occur, and the pass is redone until every such class sits in one place.
+ * Which classes merge only changes the cost of later phases; the language
+ * is that of the grammar whatever they are. */
+
+typedef struct mprod {
+    uint64_t h;            /* hash of the mapped production                   */
+    uint32_t p;
+} mprod;
+
+typedef struct merge_ctx {
+    cfg *g;
+    cfg_index ix;          /* productions by lhs                              */
+    mprod *by_nt;          /* ix.list's order, each nt's sorted by hash       */
+    uint32_t *order;       /* nonterminals, callees first                     */
+    uint32_t *rep;         /* the class of each nonterminal: its first member */
+    uint32_t *mrhs;        /* rhs items with nonterminals mapped to rep       */
+    bool *blocked;         /* never merged                                    */
+    bool *chained;         /* per class: holds a chain link or a rule over one */
+    uint64_t *color;       /* equal only where the places are (chain classes) */
+    uint64_t *place;       /* per nonterminal: its places in the pass, hashed */
+} merge_ctx;
+
+static int mprod_cmp(const void *x, const void *y)
+{
+    const mprod *a = x, *b = y;
+    if (a->h != b->h)
+        return a->h < b->h ? -1 : 1;
+    return (a->p > b->p) - (a->p < b->p);
+}
+
+static bool same_mapped(const merge_ctx *m, uint32_t a, uint32_t b)
+{
+    const cfg_prod *x = &m->g->prods[a], *y = &m->g->prods[b];
+    return x->len == y->len &&
+           memcmp(m->mrhs + x->rhs, m->mrhs + y->rhs, (size_t)x->len * sizeof(uint32_t)) == 0;
+}
+
+/* Maps a's productions through rep and sorts them by their mapped hash, so
+ * equal ones lie side by side. */
+static void map_prods(merge_ctx *m, uint32_t a)
+{
+    const cfg *g = m->g;
+    for (uint32_t i = m->ix.first[a]; i < m->ix.first[a + 1]; i++) {
+        const cfg_prod *pr = &g->prods[m->ix.list[i]];
+        for (uint32_t k = 0; k < pr->len; k++) {
+            uint32_t s = g->rhs[pr->rhs + k];
+            m->mrhs[pr->rhs + k] = CFG_IS_TERM(s) ? s : m->rep[s];
+        }
+        m->by_nt[i] = (mprod){XXH3_64bits_withSeed(m->mrhs + pr->rhs, (size_t)pr->len * 4, pr->len), m->ix.list[i]};
+    }
+    qsort(m->by_nt + m->ix.first[a], m->ix.first[a + 1] - m->ix.first[a], sizeof *m->by_nt, mprod_cmp);
+}
+
+/* The next distinct production of a nonterminal's sorted list after i. */
+static uint32_t next_distinct(const merge_ctx *m, uint32_t i, uint32_t end)
+{
+    for (i++; i < end && m->by_nt[i].h == m->by_nt[i - 1].h && same_mapped(m, m->by_nt[i].p, m->by_nt[i - 1].p);)
+        i++;
+    return i;
+}
+
+/* The productions of a, as a set. */
+static uint64_t nt_hash(const merge_ctx *m, uint32_t a)
+{
+    uint64_t h = m->color[a];
+    for (uint32_t i = m->ix.first[a], e = m->ix.first[a + 1]; i < e; i = next_distinct(m, i, e))
+        h = XXH3_64bits_withSeed(&m->by_nt[i].h, sizeof m->by_nt[i].h, h);
+    return h;
+}
+
+static bool nt_equal(const merge_ctx *m, uint32_t a, uint32_t b)
+{
+    uint32_t i = m->ix.first[a], j = m->ix.first[b], ie = m->ix.first[a + 1], je = m->ix.first[b + 1];
+    if (m->color[a] != m->color[b])
+        return false;
+    for (; i < ie && j < je; i = next_distinct(m, i, ie), j = next_distinct(m, j, je))
+        if (m->by_nt[i].h != m->by_nt[j].h || !same_mapped(m, m->by_nt[i].p, m->by_nt[j].p))
+            return false;
+    return i == ie && j == je;
+}
+
+/* One pass, callees before callers (order): a nonterminal equal to one met
+ * before joins its class. Recursive ones stay alone (what they derive
+ * depends on themselves: hash-consing cannot compare them). */
+static gcg_status merge_pass(merge_ctx *m)
+{
+    const cfg *g = m->g;
+    uint32_t cap = 16;
+    while (cap < 2 * g->n_nts)
+        cap *= 2;
+    uint32_t *table = malloc((size_t)cap * sizeof *table);
+    if (!table)
+        return GCG_ERR_NOMEM;
+    memset(table, 0xff, (size_t)cap * sizeof *table);
+    for (uint32_t i = 0; i < g->n_nts; i++)
+        m->rep[i] = i;
+    for (uint32_t i = 0; i < g->n_nts; i++) {
+        uint32_t a = m->order[i];
+        map_prods(m, a);
+        if (m->blocked[a])
+            continue;
+        uint32_t h = (uint32_t)nt_hash(m, a) & (cap - 1);
+        while (table[h] != UINT32_MAX && !nt_equal(m, table[h], a))
+            h = (h + 1) & (cap - 1);
+        if (table[h] == UINT32_MAX)
+            table[h] = a;
+        else
+            m->rep[a] = table[h];
+    }
+    free(table);
+    return GCG_OK;
+}
+
+/* The classes that hold a chain link or a rule over one. */
+static void mark_chained(merge_ctx *m)
+{
+    const cfg *g = m->g;
+    memset(m->chained, 0, g->n_nts);
+    for (uint32_t p = 0; p < g->n_prods; p++) {
+        const cfg_prod *pr = &g->prods[p];
+        bool link = g->nts[pr->lhs].kind == CFG_NT_COUNT;
+        for (uint32_t k = 0; k < pr->len && !link; k++) {
+            uint32_t s = g->rhs[pr->rhs + k];
+            link = !CFG_IS_TERM(s) && g->nts[s].kind == CFG_NT_COUNT;
+        }
+        if (link)
+            m->chained[m->rep[pr->lhs]] = true;
+    }
+}
+
+/* place[a]: the places where a occurs (its class's production, mapped, and
+ * the position), hashed as a multiset (a sum of hashes: order-free). */
+static void hash_places(merge_ctx *m)
+{
+    const cfg *g = m->g;
+    memset(m->place, 0, (size_t)g->n_nts * sizeof *m->place);
+    for (uint32_t p = 0; p < g->n_prods; p++) {
+        const cfg_prod *pr = &g->prods[p];
+        for (uint32_t k = 0; k < pr->len; k++) {
+            uint32_t s = g->rhs[pr->rhs + k];
+            if (!CFG_IS_TERM(s) && m->chained[m->rep[s]])
+                m->place[s] += XXH3_64bits_withSeed(m->mrhs + pr->rhs, (size_t)pr->len * 4,
+                                                    ((uint64_t)m->rep[pr->lhs] << 20) ^ k);
+        }
+    }
+}
+
+/* Refines the colors of chain classes by places; returns whether some
+ * class had members in different places (the pass must be redone). */
+static bool refine_misplaced(merge_ctx *m)
+{
+    const cfg *g = m->g;
+    mark_chained(m);
+    hash_places(m);
+    bool misplaced = false;
+    for (uint32_t a = 0; a < g->n_nts; a++)
+        misplaced |= m->chained[m->rep[a]] && m->place[a] != m->place[m->rep[a]];
+    for (uint32_t a = 0; a < g->n_nts && misplaced; a++)
+        if (m->chained[m->rep[a]])
+            m->color[a] = XXH3_64bits_withSeed(&m->place[a], sizeof m->place[a], m->color[a]);
+    return misplaced;
+}
+
+/* order: nonterminals callees first (components of the call graph in
+ * reverse topological order); recursive ones are blocked. */
+static gcg_status merge_order(merge_ctx *m)
+{
+    const cfg *g = m->g;
+    uint32_t n = g->n_nts, *first = calloc((size_t)n + 2, sizeof *first);
+    uint32_t *adj = malloc(((size_t)g->n_rhs + 1) * sizeof *adj), *comp = malloc(((size_t)n + 1) * sizeof *comp);
+    uint32_t n_comp = 0;
+    gcg_status st = first && adj && comp ? GCG_OK : GCG_ERR_NOMEM;
+    for (int pass = 0; pass < 2 && st == GCG_OK; pass++) {
+        for (uint32_t p = 0; p < g->n_prods; p++) {
+            const cfg_prod *pr = &g->prods[p];
+            for (uint32_t k = 0; k < pr->len; k++) {
+                uint32_t s = g->rhs[pr->rhs + k];
+                if (CFG_IS_TERM(s))
+                    continue;
+                if (pass == 0)
+                    first[pr->lhs + 2]++;
+                else
+                    adj[first[pr->lhs + 1]++] = s;
+                if (s == pr->lhs)
+                    m->blocked[s] = true; /* a self-loop is a component of one */
+            }
+        }
+        for (uint32_t a = 0; pass == 0 && a < n; a++)
+            first[a + 2] += first[a + 1];
+    }
+    if (st == GCG_OK)
+        st = gcg_scc(n, first, adj, comp, &n_comp);
+    if (st == GCG_OK) { /* counting sort by component; members of big ones blocked */
+        memset(first, 0, ((size_t)n + 2) * sizeof *first);
+        for (uint32_t a = 0; a < n; a++)
+            first[comp[a] + 1]++;
+        for (uint32_t a = 0; a < n; a++)
+            if (first[comp[a] + 1] > 1)
+                m->blocked[a] = true;
+        for (uint32_t c = 0; c < n_comp; c++)
+            first[c + 1] += first[c];
+        for (uint32_t a = 0; a < n; a++)
+            m->order[first[comp[a]]++] = a;
+    }
+    free(first), free(adj), free(comp);
+    return st;
+}
+
+static void merge_ctx_free(merge_ctx *m)
+{
+    cfg_index_free(&m->ix);
+    free(m->by_nt), free(m->order), free(m->rep), free(m->mrhs), free(m->blocked), free(m->chained);
+    free(m->color), free(m->place);
+}
+
+/* Passes until no chain class has members in different places: each pass
+ * after the first tells apart the members the last one found in different
+ * places (partition refinement: classes only split, so this ends). Past
+ * MERGE_PASSES, chain classes are not merged at all. */
+#define MERGE_PASSES 8
+
+static gcg_status merge_classes(merge_ctx *m)
+{
+    for (uint32_t pass = 0;; pass++) {
+        gcg_status st = merge_pass(m);
+        if (st != GCG_OK || !refine_misplaced(m))
+            return st;
+        if (pass + 1 == MERGE_PASSES) {
+            for (uint32_t a = 0; a < m->g->n_nts; a++)
+                m->blocked[a] |= m->chained[m->rep[a]];
+            return merge_pass(m);
+        }
+    }
+}
+
+static gcg_status merge_equal_nts(cfg *g)
+{
+    merge_ctx m = {.g = g};
+    size_t nn = (size_t)g->n_nts + 1, nr = (size_t)g->n_rhs + 1;
+    gcg_status st = cfg_index_build(g, &m.ix);
+    m.by_nt = malloc(((size_t)g->n_prods + 1) * sizeof *m.by_nt), m.order = malloc(nn * sizeof *m.order);
+    m.rep = malloc(nn * sizeof *m.rep), m.mrhs = malloc(nr * sizeof *m.mrhs);
+    m.blocked = calloc(nn, 1), m.chained = malloc(nn);
+    m.color = calloc(nn, sizeof *m.color), m.place = malloc(nn * sizeof *m.place);
+    if (st == GCG_OK && (!m.by_nt || !m.order || !m.rep || !m.mrhs || !m.blocked || !m.chained || !m.color ||
+                         !m.place))
+        st = GCG_ERR_NOMEM;
+    if (st == GCG_OK) {
+        m.blocked[g->start] = true;
+        st = merge_order(&m);
+    }
+    if (st == GCG_OK)
+        st = merge_classes(&m);
+    bool any = false;
+    for (uint32_t a = 0; st == GCG_OK && a < g->n_nts; a++)
+        any |= m.rep[a] != a;
+    bool *keep = any ? malloc(g->n_prods ? g->n_prods : 1) : NULL;
+    if (any && !keep)
+        st = GCG_ERR_NOMEM;
+    if (st == GCG_OK && any) {
+        memcpy(g->rhs, m.mrhs, (size_t)g->n_rhs * sizeof *g->rhs);
+        for (uint32_t p = 0; p < g->n_prods; p++)
+            keep[p] = m.rep[g->prods[p].lhs] == g->prods[p].lhs;
+        st = cfg_compact(g, keep);
+    }
+    free(keep);
+    merge_ctx_free(&m);
+    return st == GCG_OK && any ? dedupe(g) : st;
+}
+
 /* ---- tail recursion ---------------------------------------------------- */
 
 #define TAIL_MAX_PRODS 4096 /* new productions one component may add */
@@ -757,6 +1041,8 @@ static gcg_status normalize(cfg *g, const gbnf_grammar *ast, gcg_diag *diag, boo
         st = collapse_units(g);
     if (st == GCG_OK)
         st = dedupe(g);
+    if (st == GCG_OK && general)
+        st = merge_equal_nts(g);
     if (st == GCG_OK)
         st = reduce_grammar(g, NULL, diag);
     if (st == GCG_OK)

@@ -33,8 +33,10 @@ gcg_status gcg_normalize(cfg *g, const gbnf_grammar *ast, gcg_diag *diag);
 /* gcg_normalize, and every group of rules that recurse in tail position
  * (mutual, unary-prefix: unary ::= "-" unary | primary) is rewritten into
  * the left-linear form of the same language, so no stack grows with a run
- * of prefixes and the mask automaton has no cycle from it. What the
- * compiler uses: a recognizer needs the language, not the parse tree. */
+ * of prefixes and the mask automaton has no cycle from it; nonterminals
+ * with equal productions are merged into one (the copies a schema converter
+ * writes per property share their LR states). What the compiler uses: a
+ * recognizer needs the language, not the parse tree. */
 gcg_status gcg_normalize_latency(cfg *g, const gbnf_grammar *ast, gcg_diag *diag);
 
 #endif /* GCG_NORMALIZE_H */

@@ -36,13 +36,26 @@ typedef struct normed {
     gcg_diag diag;
 } normed;
 
-static gcg_status normalize_src(const char *src, normed *n)
+static gcg_status normalize_any(const char *src, normed *n, bool latency)
 {
     memset(n, 0, sizeof *n);
     gcg_diag_init(&n->diag, "t.gbnf");
     ck_assert_int_eq(gcg_gbnf_parse(src, strlen(src), NULL, &n->ast, &n->diag), GCG_OK);
     ck_assert_int_eq(gcg_lower(&n->ast, &n->g, NULL, &n->diag), GCG_OK);
-    return gcg_normalize(&n->g, &n->ast, &n->diag);
+    return latency ? gcg_normalize_latency(&n->g, &n->ast, &n->diag) : gcg_normalize(&n->g, &n->ast, &n->diag);
+}
+
+static gcg_status normalize_src(const char *src, normed *n)
+{
+    return normalize_any(src, n, false);
+}
+
+static uint32_t count_kind(const cfg *g, cfg_nt_kind kind)
+{
+    uint32_t n = 0;
+    for (uint32_t a = 0; a < g->n_nts; a++)
+        n += g->nts[a].kind == kind;
+    return n;
 }
 
 static void normed_free(normed *n)
@@ -325,6 +338,23 @@ static verdict o_blocks(const char *s, size_t n, const char *pre)
     return k >= blocks ? V_COMPLETE : V_PREFIX;
 }
 
+/* x{0,2} "!" x{0,2} "!" x{0,2} "?" over {x, !, ?}. */
+static verdict o_merged(const char *s, size_t n)
+{
+    static const char ends[] = "!!?";
+    size_t i = 0;
+    for (int part = 0; part < 3; part++) {
+        size_t k = 0;
+        while (i < n && s[i] == 'x' && k < 2)
+            i++, k++;
+        if (i == n)
+            return V_PREFIX;
+        if (s[i++] != ends[part])
+            return V_REJECT;
+    }
+    return i == n ? V_COMPLETE : V_REJECT;
+}
+
 static verdict o_hidden(const char *s, size_t n)
 {
     return o_blocks(s, n, "y");
@@ -373,6 +403,10 @@ static verdict o_abc(const char *s, size_t n)
     return s[i] == 'd' && i + 1 == n ? V_COMPLETE : V_REJECT;
 }
 
+/* a and b are equal (merged with their chains); c's chain is the same but
+ * sits in another place (kept apart). */
+#define MERGE_SRC "root ::= a b c\na ::= \"x\"{0,2} \"!\"\nb ::= \"x\"{0,2} \"!\"\nc ::= \"x\"{0,2} \"?\"\n"
+
 typedef struct lang_case {
     const char *name;
     const char *src;
@@ -414,6 +448,7 @@ static const lang_case lang_cases[] = {
     {"x ::= x{0,3} a", "root ::= x\nx ::= x{0,3} \"a\"\n", o_aplus, "ab", 8},
     {"a ::= b?, b ::= a?", "root ::= a b\na ::= b?\nb ::= a?\n", o_empty, "ab", 4},
     {"nullable list of lists", "root ::= ((\"a\" \"b\")* \"c\"?)* \"d\"?\n", o_abc, "abcd", 7},
+    {"equal rules, chains in other places", MERGE_SRC, o_merged, "x!?", 9},
 };
 
 typedef struct lang {
@@ -680,6 +715,35 @@ START_TEST(test_duplicates_merged)
 }
 END_TEST
 
+START_TEST(test_equal_rules_merged)
+{
+    normed n;
+    ck_assert_int_eq(normalize_any(MERGE_SRC, &n, false), GCG_OK);
+    ck_assert_uint_eq(count_kind(&n.g, CFG_NT_COUNT), 9); /* x{0,2}: links 0..2, three times */
+    normed_free(&n);
+    ck_assert_int_eq(normalize_any(MERGE_SRC, &n, true), GCG_OK);
+    bool has_a = nt_named(&n.g, "a") != UINT32_MAX, has_b = nt_named(&n.g, "b") != UINT32_MAX;
+    ck_assert(has_a != has_b);
+    ck_assert(nt_named(&n.g, "c") != UINT32_MAX);
+    ck_assert_uint_eq(count_kind(&n.g, CFG_NT_COUNT), 6); /* a's chain (b's merged), c's own */
+    check_invariants(&n.g, "merged");
+    normed_free(&n);
+}
+END_TEST
+
+/* Rules that derive themselves are not compared (hash-consing cannot):
+ * two equal lists stay two. */
+START_TEST(test_recursive_rules_kept)
+{
+    normed n;
+    ck_assert_int_eq(normalize_any("root ::= a \"!\" b\na ::= \"(\" a \")\" | \"x\"\n"
+                                   "b ::= \"(\" b \")\" | \"x\"\n", &n, true), GCG_OK);
+    ck_assert(nt_named(&n.g, "a") != UINT32_MAX);
+    ck_assert(nt_named(&n.g, "b") != UINT32_MAX);
+    normed_free(&n);
+}
+END_TEST
+
 START_TEST(test_twelve_nullables_no_blowup)
 {
     static const char *const srcs[] = {
@@ -840,6 +904,8 @@ static Suite *normalize_suite(void)
     tcase_add_test(tc, test_nullable_star_gets_nonempty_twin);
     tcase_add_test(tc, test_unit_cycle_collapsed);
     tcase_add_test(tc, test_duplicates_merged);
+    tcase_add_test(tc, test_equal_rules_merged);
+    tcase_add_test(tc, test_recursive_rules_kept);
     tcase_add_test(tc, test_twelve_nullables_no_blowup);
     tcase_add_test(tc, test_seventeen_nullables_in_cycle);
     tcase_add_test(tc, test_forty_nullables_linear);
