@@ -780,6 +780,8 @@ typedef struct tail_ctx {
     bool *drop;           /* per production: replaced */
     uint32_t n0, p0;      /* nonterminals and productions before the rewrite */
     bool general;         /* groups and α using members; else plain lists only */
+    bool *joined;         /* acyclic groups: the productions whose last item is
+                             a member (the others end the group)             */
 } tail_ctx;
 
 #define TNONE UINT32_MAX
@@ -788,7 +790,7 @@ typedef struct tail_ctx {
 static uint32_t tail_member(const tail_ctx *t, uint32_t p, uint32_t c)
 {
     const cfg_prod *pr = &t->g->prods[p];
-    if (pr->len == 0)
+    if (pr->len == 0 || (t->joined && (p >= t->p0 || !t->joined[p])))
         return TNONE;
     uint32_t s = t->g->rhs[pr->rhs + pr->len - 1];
     return !CFG_IS_TERM(s) && t->comp[s] == c ? s : TNONE;
@@ -821,7 +823,8 @@ static bool tail_entry(const tail_ctx *t, uint32_t a, uint32_t c)
     const cfg *g = t->g;
     for (uint32_t p = 0; p < t->p0; p++) {
         const cfg_prod *pr = &g->prods[p];
-        uint32_t n = pr->len - (t->comp[pr->lhs] == c && pr->len > 0);
+        bool tail = t->comp[pr->lhs] == c && pr->len > 0 && (!t->joined || t->joined[p]);
+        uint32_t n = pr->len - tail;
         for (uint32_t k = 0; k < n; k++)
             if (g->rhs[pr->rhs + k] == a)
                 return true;
@@ -936,6 +939,199 @@ static gcg_status tail_rewrite(tail_ctx *t, uint32_t c)
     return GCG_OK;
 }
 
+/* ---- acyclic tail groups ------------------------------------------------
+ *
+ * A right-linear rule that does not recurse still nests: a key trie written
+ * as G1 ::= "a" G2 | [^"a] rest, G2 ::= "b" G3 | [^"b] rest, ... keeps one
+ * stack entry per matched byte, and every LR state inside `rest` knows which
+ * G it will reduce, so the vocabulary is walked once per trie node. The
+ * left-linear form (the same rewrite as above, on a group without a cycle)
+ * reduces each prefix as it is read, and the productions of the entry that
+ * end in the same symbol share it through one nonterminal (E -> H rest,
+ * H -> X[E,Gj] [^"x]): `rest` then has one set of LR states for all of them.
+ * Groups join A and B over A -> α B with α not nullable: a read prefix moves
+ * nothing to lookahead (an empty α would make the rewrite choose the branch
+ * before reading it). Chains and lists keep their own shapes. */
+
+static uint32_t uf_find(uint32_t *uf, uint32_t a)
+{
+    while (uf[a] != a)
+        a = uf[a] = uf[uf[a]];
+    return a;
+}
+
+static bool tail_candidate(const cfg *g, const bool *chained, uint32_t a)
+{
+    cfg_nt_kind k = g->nts[a].kind;
+    return a != g->start && !chained[a] && (k == CFG_NT_RULE || k == CFG_NT_GROUP || k == CFG_NT_NONEMPTY);
+}
+
+/* Whether the first len items of p can derive ε. */
+static bool prefix_nullable(const cfg *g, const bool *nullable, uint32_t p, uint32_t len)
+{
+    for (uint32_t k = 0; k < len; k++) {
+        uint32_t s = g->rhs[g->prods[p].rhs + k];
+        if (CFG_IS_TERM(s) || !nullable[s])
+            return false;
+    }
+    return true;
+}
+
+/* comp[a]: a's acyclic group (its own id when alone); joined[p]: p's last
+ * item is in p's group through p. */
+static gcg_status tail_groups(tail_ctx *t)
+{
+    cfg *g = t->g;
+    bool *nullable = malloc((size_t)g->n_nts + 1), *chained = calloc((size_t)g->n_nts + 1, 1);
+    if (!nullable || !chained) {
+        free(nullable), free(chained);
+        return GCG_ERR_NOMEM;
+    }
+    cfg_nullable(g, nullable);
+    for (uint32_t p = 0; p < g->n_prods; p++) {
+        const cfg_prod *pr = &g->prods[p];
+        for (uint32_t k = 0; k < pr->len; k++) {
+            uint32_t s = g->rhs[pr->rhs + k];
+            chained[pr->lhs] |= !CFG_IS_TERM(s) && g->nts[s].kind == CFG_NT_COUNT;
+        }
+    }
+    for (uint32_t a = 0; a < g->n_nts; a++)
+        t->comp[a] = a;
+    for (uint32_t p = 0; p < g->n_prods; p++) {
+        const cfg_prod *pr = &g->prods[p];
+        uint32_t b = pr->len ? g->rhs[pr->rhs + pr->len - 1] : TNONE;
+        if (b == TNONE || CFG_IS_TERM(b) || b == pr->lhs || !tail_candidate(g, chained, pr->lhs) ||
+            !tail_candidate(g, chained, b) || prefix_nullable(g, nullable, p, pr->len - 1))
+            continue;
+        uint32_t x = uf_find(t->comp, pr->lhs), y = uf_find(t->comp, b);
+        if (x != y)
+            t->comp[x > y ? x : y] = x < y ? x : y;
+        t->joined[p] = true;
+    }
+    for (uint32_t a = 0; a < g->n_nts; a++)
+        t->comp[a] = uf_find(t->comp, a);
+    free(nullable), free(chained);
+    return GCG_OK;
+}
+
+/* The entry's productions E -> X β added from index `from` on that end in
+ * the same nonterminal s (two or more) become H -> X β' with E -> H s. */
+static gcg_status tail_hoist(cfg *g, uint32_t e, uint32_t from)
+{
+    uint32_t to = g->n_prods;
+    for (uint32_t p = from; p < to; p++) {
+        const cfg_prod *pr = &g->prods[p];
+        uint32_t s = pr->len >= 2 ? g->rhs[pr->rhs + pr->len - 1] : TNONE;
+        if (pr->lhs != e || s == TNONE || CFG_IS_TERM(s))
+            continue;
+        uint32_t n = 0;
+        for (uint32_t q = p; q < to; q++)
+            n += g->prods[q].lhs == e && g->prods[q].len >= 2 && g->rhs[g->prods[q].rhs + g->prods[q].len - 1] == s;
+        if (n < 2)
+            continue;
+        char name[200];
+        snprintf(name, sizeof name, "%s/tail>%s", g->nts[e].name, g->nts[s].name);
+        uint32_t h = cfg_add_nt(g, name, CFG_NT_GROUP, g->nts[e].rule), item[2] = {h, s};
+        if (h == TNONE || cfg_add_prod(g, e, item, 2) == UINT32_MAX)
+            return GCG_ERR_NOMEM;
+        for (uint32_t q = p; q < to; q++) {
+            cfg_prod *qr = &g->prods[q];
+            if (qr->lhs == e && qr->len >= 2 && g->rhs[qr->rhs + qr->len - 1] == s)
+                qr->lhs = h, qr->len--;
+        }
+    }
+    return GCG_OK;
+}
+
+/* Whether two productions that end group c (not joined) end in the same
+ * nonterminal: what the entry's productions share once rewritten. Without
+ * that, the rewrite would only move reductions around. */
+static bool tail_shared_end(const tail_ctx *t, const uint32_t *members, uint32_t n_members, uint32_t *seen)
+{
+    const cfg *g = t->g;
+    bool shared = false;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < n_members; i++)
+            for (uint32_t k = t->ix.first[members[i]]; k < t->ix.first[members[i] + 1]; k++) {
+                const cfg_prod *pr = &g->prods[t->ix.list[k]];
+                uint32_t s = pr->len ? g->rhs[pr->rhs + pr->len - 1] : TNONE;
+                if (s == TNONE || CFG_IS_TERM(s) || t->joined[t->ix.list[k]])
+                    continue;
+                if (pass == 0)
+                    seen[s] = 0;
+                else
+                    shared |= ++seen[s] == 2;
+            }
+    return shared;
+}
+
+/* Rewrites acyclic group c (two members or more) if it pays and is small
+ * enough. */
+static gcg_status tail_rewrite_acyclic(tail_ctx *t, uint32_t c, const uint32_t *members, uint32_t n_members)
+{
+    uint32_t n_prods = 0, n_entries = 0;
+    for (uint32_t i = 0; i < n_members; i++) {
+        uint32_t a = members[i];
+        n_prods += t->ix.first[a + 1] - t->ix.first[a];
+        n_entries += tail_entry(t, a, c);
+    }
+    if (n_entries == 0 || (uint64_t)n_entries * n_prods > TAIL_MAX_PRODS ||
+        !tail_shared_end(t, members, n_members, t->queue))
+        return GCG_OK;
+    for (uint32_t i = 0; i < n_members; i++) {
+        uint32_t a = members[i], from = t->g->n_prods;
+        if (tail_entry(t, a, c)) {
+            gcg_status st = tail_rewrite_entry(t, a, c);
+            if (st == GCG_OK)
+                st = tail_hoist(t->g, a, from);
+            if (st != GCG_OK)
+                return st;
+        }
+        for (uint32_t k = t->ix.first[a]; k < t->ix.first[a + 1]; k++)
+            t->drop[t->ix.list[k]] = true;
+    }
+    return GCG_OK;
+}
+
+/* Every acyclic group of two members or more, in the left-linear form. */
+static gcg_status tail_acyclic_to_left(cfg *g)
+{
+    tail_ctx t = {.g = g, .n0 = g->n_nts, .p0 = g->n_prods, .general = true};
+    uint32_t n = g->n_nts, p0 = g->n_prods;
+    if (cfg_index_build(g, &t.ix) != GCG_OK)
+        return GCG_ERR_NOMEM;
+    t.comp = malloc(((size_t)n + 1) * sizeof *t.comp);
+    t.x = malloc(((size_t)n + 1) * sizeof *t.x);
+    t.queue = malloc(((size_t)n + 1) * sizeof *t.queue);
+    t.drop = calloc((size_t)p0 + 1, 1);
+    t.joined = calloc((size_t)p0 + 1, 1);
+    uint32_t *first = calloc((size_t)n + 2, sizeof *first), *members = malloc(((size_t)n + 1) * sizeof *members);
+    gcg_status st = t.comp && t.x && t.queue && t.drop && t.joined && first && members ? GCG_OK : GCG_ERR_NOMEM;
+    if (st == GCG_OK)
+        st = tail_groups(&t);
+    if (st == GCG_OK) { /* members by group */
+        for (uint32_t a = 0; a < n; a++)
+            first[t.comp[a] + 2]++;
+        for (uint32_t c = 0; c < n; c++)
+            first[c + 2] += first[c + 1];
+        for (uint32_t a = 0; a < n; a++)
+            members[first[t.comp[a] + 1]++] = a;
+    }
+    for (uint32_t c = 0; c < n && st == GCG_OK; c++)
+        if (first[c + 1] - first[c] >= 2)
+            st = tail_rewrite_acyclic(&t, c, members + first[c], first[c + 1] - first[c]);
+    bool *keep = st == GCG_OK ? malloc((size_t)g->n_prods + 1) : NULL;
+    if (st == GCG_OK && !keep)
+        st = GCG_ERR_NOMEM;
+    for (uint32_t p = 0; st == GCG_OK && p < g->n_prods; p++)
+        keep[p] = p >= p0 || !t.drop[p];
+    if (st == GCG_OK)
+        st = cfg_compact(g, keep);
+    free(keep), free(t.comp), free(t.x), free(t.queue), free(t.drop), free(t.joined), free(first), free(members);
+    cfg_index_free(&t.ix);
+    return st;
+}
+
 /* Components of the tail graph (A -> B when a production of A ends in B). */
 static gcg_status tail_components(tail_ctx *t, uint32_t *n_comp)
 {
@@ -982,7 +1178,7 @@ static gcg_status tail_recursion_to_left(cfg *g, bool general)
         st = cfg_compact(g, keep);
     free(keep), free(t.comp), free(t.x), free(t.queue), free(t.drop);
     cfg_index_free(&t.ix);
-    return st;
+    return st == GCG_OK && general ? tail_acyclic_to_left(g) : st;
 }
 
 /* The LR tables need production 0 to be the only production of the start

@@ -355,6 +355,25 @@ static verdict o_merged(const char *s, size_t n)
     return i == n ? V_COMPLETE : V_REJECT;
 }
 
+/* "w" with w a nonempty string of [^"] other than a, ab and abc. */
+static verdict o_keys(const char *s, size_t n)
+{
+    if (n == 0)
+        return V_PREFIX;
+    if (s[0] != '"')
+        return V_REJECT;
+    size_t i = 1;
+    while (i < n && s[i] != '"')
+        i++;
+    if (i == n)
+        return V_PREFIX;
+    size_t len = i - 1;
+    bool refused = len == 0 || (len <= 3 && memcmp(s + 1, "abc", len) == 0);
+    if (refused)
+        return V_REJECT;
+    return i + 1 == n ? V_COMPLETE : V_REJECT;
+}
+
 static verdict o_hidden(const char *s, size_t n)
 {
     return o_blocks(s, n, "y");
@@ -407,6 +426,13 @@ static verdict o_abc(const char *s, size_t n)
  * sits in another place (kept apart). */
 #define MERGE_SRC "root ::= a b c\na ::= \"x\"{0,2} \"!\"\nb ::= \"x\"{0,2} \"!\"\nc ::= \"x\"{0,2} \"?\"\n"
 
+/* Keys other than a, ab, abc, written as a trie the way a schema converter
+ * writes "no other property": an acyclic right-linear group whose exits all
+ * end in x*. */
+#define KEYS_SRC                                                                                         \
+    "root ::= \"\\\"\" g1 \"\\\"\"\ng1 ::= \"a\" g2 | [^\"a] x*\ng2 ::= \"b\" g3 | [^\"b] x*\n" \
+    "g3 ::= \"c\" x+ | [^\"c] x*\nx ::= [^\"]\n"
+
 typedef struct lang_case {
     const char *name;
     const char *src;
@@ -449,6 +475,7 @@ static const lang_case lang_cases[] = {
     {"a ::= b?, b ::= a?", "root ::= a b\na ::= b?\nb ::= a?\n", o_empty, "ab", 4},
     {"nullable list of lists", "root ::= ((\"a\" \"b\")* \"c\"?)* \"d\"?\n", o_abc, "abcd", 7},
     {"equal rules, chains in other places", MERGE_SRC, o_merged, "x!?", 9},
+    {"key trie, left-linear", KEYS_SRC, o_keys, "abcd\"", 7},
 };
 
 typedef struct lang {
@@ -744,6 +771,40 @@ START_TEST(test_recursive_rules_kept)
 }
 END_TEST
 
+/* The key trie becomes left-linear: g2 and g3 are read as prefixes of g1,
+ * and g1's exits share x* through one nonterminal. */
+START_TEST(test_key_trie_left_linear)
+{
+    normed n;
+    ck_assert_int_eq(normalize_any(KEYS_SRC, &n, false), GCG_OK);
+    ck_assert(nt_named(&n.g, "g2") != UINT32_MAX);
+    normed_free(&n);
+    ck_assert_int_eq(normalize_any(KEYS_SRC, &n, true), GCG_OK);
+    ck_assert(nt_named(&n.g, "g1") != UINT32_MAX);
+    ck_assert(nt_named(&n.g, "g2") == UINT32_MAX);
+    ck_assert(nt_named(&n.g, "g3") == UINT32_MAX);
+    uint32_t hoist = UINT32_MAX;
+    for (uint32_t a = 0; a < n.g.n_nts; a++)
+        if (strncmp(n.g.nts[a].name, "g1/tail>", 8) == 0)
+            hoist = a;
+    ck_assert_uint_ne(hoist, UINT32_MAX);
+    check_invariants(&n.g, "key trie");
+    normed_free(&n);
+}
+END_TEST
+
+/* A group whose exits end in different symbols stays as written. */
+START_TEST(test_tail_group_without_shared_end_kept)
+{
+    normed n;
+    ck_assert_int_eq(normalize_any("root ::= \"{\" g \"}\"\ng ::= \"a\" r1 | \"b\" r2\nr1 ::= \"1\" s\n"
+                                   "r2 ::= \"2\" t\ns ::= \"s\"*\nt ::= \"t\"*\n", &n, true), GCG_OK);
+    ck_assert(nt_named(&n.g, "r1") != UINT32_MAX);
+    ck_assert(nt_named(&n.g, "r2") != UINT32_MAX);
+    normed_free(&n);
+}
+END_TEST
+
 START_TEST(test_twelve_nullables_no_blowup)
 {
     static const char *const srcs[] = {
@@ -906,6 +967,8 @@ static Suite *normalize_suite(void)
     tcase_add_test(tc, test_duplicates_merged);
     tcase_add_test(tc, test_equal_rules_merged);
     tcase_add_test(tc, test_recursive_rules_kept);
+    tcase_add_test(tc, test_key_trie_left_linear);
+    tcase_add_test(tc, test_tail_group_without_shared_end_kept);
     tcase_add_test(tc, test_twelve_nullables_no_blowup);
     tcase_add_test(tc, test_seventeen_nullables_in_cycle);
     tcase_add_test(tc, test_forty_nullables_linear);
