@@ -615,6 +615,76 @@ static void memo_store(mask_sim *c, const frame *f)
         fail(c, GCG_ERR_NOMEM);
 }
 
+/* ---- the lowest equivalent frame ------------------------------------------
+ *
+ * Stacks [0, k, K, K2...] that all start with the same known state K, over
+ * a reference equal to the states that can lie below K, say no more than
+ * [0, k-1, K2...] over the reference {K}: the real stack under K is the same
+ * unknown either way. Memo entries are kept under the lowest such form, so
+ * a walk that has pushed K meets the walk from K's own root (after "\"" the
+ * string body is walked once, not once from the quote and once from the
+ * body's loop state). */
+
+#define CANON_WORDS 5
+
+/* The lowest form of (set, ref) one level down, or false when there is none. */
+static bool lower_once(mask_sim *c, uint32_t *set, uint32_t *ref)
+{
+    uint32_t start = c->sset_start.v[*set], n = c->sset_len.v[*set], k1 = NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t *w = c->stack_data.v + c->stack_start.v[c->sset_data.v[start + i]];
+        if (w[0] != 0 || w[1] == 0 || (k1 != NONE && w[2] != k1))
+            return false;
+        k1 = w[2];
+    }
+    uint32_t one = lset_intern(c, &k1, 1);
+    if (one == NONE || lset_below(c, one, 1) != *ref)
+        return false;
+    c->ids.n = 0;
+    for (uint32_t i = 0; i < n && c->st == GCG_OK; i++) {
+        const uint32_t *w = c->stack_data.v + c->stack_start.v[c->sset_data.v[start + i]];
+        if (!gcg_vec_reserve(&c->arena, w[1] + 1))
+            return fail(c, GCG_ERR_NOMEM);
+        c->arena.n = 0;
+        c->arena.v[c->arena.n++] = 0;
+        c->arena.v[c->arena.n++] = w[1] - 1;
+        for (uint32_t j = 3; j < w[1] + 2; j++)
+            c->arena.v[c->arena.n++] = w[j];
+        uint32_t id = stack_intern(c, c->arena.v);
+        if (id == NONE || !gcg_vec_push(&c->ids, id))
+            return fail(c, GCG_ERR_NOMEM);
+    }
+    uint32_t lowered = c->st == GCG_OK ? set_intern(c, c->ids.v, c->ids.n) : NONE;
+    if (lowered == NONE)
+        return false;
+    *set = lowered, *ref = one;
+    return true;
+}
+
+/* Frame f in its lowest equivalent form (cached per (set, reference)). */
+static void lower_frame(mask_sim *c, frame *f)
+{
+    uint64_t key = ((uint64_t)f->set << 32) | f->ref;
+    uint32_t *slot = gcg_map64_slot(&c->canon_ids, key, true);
+    if (!slot)
+        return (void)fail(c, GCG_ERR_NOMEM);
+    if (*slot == NONE) {
+        uint32_t set = f->set, ref = f->ref, drop = 0;
+        while (c->st == GCG_OK && lower_once(c, &set, &ref))
+            drop++;
+        uint32_t rec[CANON_WORDS] = {f->set, f->ref, set, ref, drop};
+        for (uint32_t i = 0; i < CANON_WORDS && c->st == GCG_OK; i++)
+            if (!gcg_vec_push(&c->canon, rec[i]))
+                fail(c, GCG_ERR_NOMEM);
+        if (c->st != GCG_OK)
+            return;
+        slot = gcg_map64_slot(&c->canon_ids, key, false);
+        *slot = c->canon.n / CANON_WORDS - 1;
+    }
+    const uint32_t *r = c->canon.v + (size_t)*slot * CANON_WORDS;
+    f->set = r[2], f->ref = r[3], f->offset -= r[4];
+}
+
 /* Enters trie node `child` from frame `from`'s stacks: on success the new
  * frame is filled in and true returned; false when every stack dies (or the
  * subtree was replayed from the memo, so there is nothing to walk). */
@@ -631,6 +701,7 @@ static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *t
     *to = (frame){child, child + 1, st[3], st[4], from->offset + st[5], 0, 0, NONE, UINT64_MAX};
     if (c->trie->end[child] - child < MEMO_MIN)
         return true;
+    lower_frame(c, to);
     c->ref = to->ref, c->offset = to->offset;
     uint32_t id = memo_find(c, child, to->ref, to->set, &to->memo_key);
     if (id != NONE) {
@@ -699,11 +770,11 @@ void gcg_mask_sim_free(mask_sim *c)
     vec *vs[] = {&c->layer, &c->next_layer, &c->arena, &c->work, &c->cfgs, &c->stack_start, &c->stack_data,
                  &c->sset_start, &c->sset_len, &c->sset_data, &c->steps, &c->step_reads, &c->ids,
                  &c->lset_start, &c->lset_len, &c->lset_data, &c->reads, &c->acc_log, &c->memo,
-                 &c->memo_data, &c->pos};
+                 &c->memo_data, &c->pos, &c->canon};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     map64 *ms[] = {&c->consensus, &c->stack_ids, &c->sset_ids, &c->step_ids, &c->lset_ids, &c->lset_down,
-                   &c->memo_ids};
+                   &c->memo_ids, &c->canon_ids};
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
         gcg_map64_free(ms[i]);
 }

@@ -60,6 +60,9 @@ typedef struct mask_sim {
     uint32_t acc_floor;              /* intervals below this index are closed   */
     vec memo, memo_data;             /* shared subtree walks                    */
     map64 memo_ids;
+    vec canon;                       /* (set, reference) -> lowest equivalent
+                                        (set, reference, levels dropped)       */
+    map64 canon_ids;
     uint32_t *stamp, gen;
     vec layer, next_layer;
     vec arena;                       /* scratch stacks of one step: [o, k, K...] */

@@ -161,6 +161,62 @@ START_TEST(short_chain_same_artifact)
 }
 END_TEST
 
+/* Every string over {a,b,c,d} of 1 to 4 bytes, and the quote: the subtree
+ * under each letter has 1 + 4 + 16 + 64 = 85 nodes, enough to be shared. */
+static void vocab_letters(gcg_vocab *v)
+{
+    uint32_t n = 1 + 4 + 16 + 64 + 256 + 1, total = 1 + 4 + 2 * 16 + 3 * 64 + 4 * 256, at = 0, id = 0;
+    memset(v, 0, sizeof *v);
+    v->n_tokens = n;
+    v->offsets = malloc(((size_t)n + 1) * sizeof *v->offsets);
+    v->bytes = malloc(total + 1);
+    v->flags = calloc(n + 1, 1);
+    ck_assert(v->offsets && v->bytes && v->flags);
+    v->offsets[id++] = at, v->bytes[at++] = '"';
+    for (uint32_t len = 1; len <= 4; len++)
+        for (uint32_t x = 0; x < (1u << (2 * len)); x++) {
+            v->offsets[id++] = at;
+            for (uint32_t k = 0; k < len; k++)
+                v->bytes[at++] = (uint8_t)('a' + ((x >> (2 * k)) & 3));
+        }
+    v->offsets[id] = at;
+    v->flags[id] = GCG_TOKEN_SPECIAL;
+    v->offsets[n] = at;
+    uint32_t eos = id;
+    ck_assert_int_eq(gcg_vocab_set_eos(v, &eos, 1, NULL), GCG_OK);
+}
+
+/* The string body is walked once. States: before the quote, after it (the
+ * list still empty), in the list, after a letter, after the closing quote,
+ * and the accepting state; each walk enters the root's 5 children, and a
+ * walk through the body enters the 4 x 84 nodes below the letters. The
+ * walks from after the quote, from in the list and from after a letter all
+ * reach the body with the same stacks once the states below are folded into
+ * the reference (mask_sim.c), so only the first walks the 336 nodes:
+ * 6 x 5 + 336 = 366. Without the folding the walk from after the quote
+ * meets none of the others: 702. */
+START_TEST(string_body_walked_once)
+{
+    gcg_vocab v;
+    vocab_letters(&v);
+    const char *src = "root ::= \"\\\"\" [a-d]* \"\\\"\"\n";
+    gcg_compile_options opt = {0};
+    opt.vocab = &v;
+    gcg_diag d;
+    gcg_diag_init(&d, "t.gbnf");
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    gcg_compile_stats stats = {0};
+    ck_assert_int_eq(gcg_compile(src, strlen(src), &opt, false, &bytes, &size, &stats, &d), GCG_OK);
+    ck_assert_uint_eq(stats.lr_states, 6);
+    ck_assert_uint_eq(stats.trie_visits, 366);
+    walks_match_brute_force(bytes, size, src);
+    free(bytes);
+    gcg_diag_free(&d);
+    gcg_vocab_free(&v);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("horizon");
@@ -168,6 +224,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, shared_walks_change_nothing, 0, (int)(sizeof grammars / sizeof *grammars));
     tcase_add_test(tc, short_chain_same_artifact);
+    tcase_add_test(tc, string_body_walked_once);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
