@@ -782,6 +782,8 @@ typedef struct tail_ctx {
     bool general;         /* groups and α using members; else plain lists only */
     bool *joined;         /* acyclic groups: the productions whose last item is
                              a member (the others end the group)             */
+    uint32_t *mfirst, *members; /* members of each component: mfirst[c]..   */
+    bool *entry;          /* see tail_entries                                */
 } tail_ctx;
 
 #define TNONE UINT32_MAX
@@ -801,35 +803,47 @@ static uint32_t tail_member(const tail_ctx *t, uint32_t p, uint32_t c)
 static bool tail_cyclic(const tail_ctx *t, uint32_t c, uint32_t *n_prods)
 {
     bool self = false;
-    uint32_t members = 0;
     *n_prods = 0;
-    for (uint32_t a = 0; a < t->n0; a++) {
-        if (t->comp[a] != c)
-            continue;
+    for (uint32_t m = t->mfirst[c]; m < t->mfirst[c + 1]; m++) {
+        uint32_t a = t->members[m];
         if (a == t->g->start)
             return false;
-        members++;
         for (uint32_t i = t->ix.first[a]; i < t->ix.first[a + 1]; i++, (*n_prods)++)
             self |= tail_member(t, t->ix.list[i], c) == a;
     }
-    return members > 1 || self;
+    return t->mfirst[c + 1] - t->mfirst[c] > 1 || self;
 }
 
-/* Whether nonterminal a of component c is used other than as the last item
- * of a production of c: the rewrite must keep its language. Members inside
- * α are such uses too: α is copied as it is, so they stay (as entries). */
-static bool tail_entry(const tail_ctx *t, uint32_t a, uint32_t c)
+/* entry[a]: a is used other than as the last item of a production of its
+ * own component (through a joined production, for acyclic groups): the
+ * rewrite must keep its language. Members inside α are such uses too: α is
+ * copied as it is, so they stay (as entries). */
+static void tail_entries(tail_ctx *t)
 {
     const cfg *g = t->g;
+    memset(t->entry, 0, t->n0);
     for (uint32_t p = 0; p < t->p0; p++) {
         const cfg_prod *pr = &g->prods[p];
-        bool tail = t->comp[pr->lhs] == c && pr->len > 0 && (!t->joined || t->joined[p]);
-        uint32_t n = pr->len - tail;
-        for (uint32_t k = 0; k < n; k++)
-            if (g->rhs[pr->rhs + k] == a)
-                return true;
+        for (uint32_t k = 0; k < pr->len; k++) {
+            uint32_t s = g->rhs[pr->rhs + k];
+            if (CFG_IS_TERM(s))
+                continue;
+            bool tail = k + 1 == pr->len && t->comp[pr->lhs] == t->comp[s] && (!t->joined || t->joined[p]);
+            t->entry[s] |= !tail;
+        }
     }
-    return false;
+}
+
+/* mfirst/members: the members of each of the n_comp components. */
+static void tail_members(tail_ctx *t, uint32_t n_comp)
+{
+    memset(t->mfirst, 0, ((size_t)n_comp + 2) * sizeof *t->mfirst);
+    for (uint32_t a = 0; a < t->n0; a++)
+        t->mfirst[t->comp[a] + 2]++;
+    for (uint32_t c = 0; c < n_comp; c++)
+        t->mfirst[c + 2] += t->mfirst[c + 1];
+    for (uint32_t a = 0; a < t->n0; a++)
+        t->members[t->mfirst[t->comp[a] + 1]++] = a;
 }
 
 /* A one-member group A -> α A | β with A nowhere in α or β: the only
@@ -838,11 +852,8 @@ static bool tail_entry(const tail_ctx *t, uint32_t a, uint32_t c)
 static bool tail_plain_list(const tail_ctx *t, uint32_t c)
 {
     const cfg *g = t->g;
-    uint32_t members = 0;
-    for (uint32_t a = 0; a < t->n0; a++) {
-        if (t->comp[a] != c)
-            continue;
-        members++;
+    for (uint32_t m = t->mfirst[c]; m < t->mfirst[c + 1]; m++) {
+        uint32_t a = t->members[m];
         for (uint32_t i = t->ix.first[a]; i < t->ix.first[a + 1]; i++) {
             const cfg_prod *pr = &g->prods[t->ix.list[i]];
             for (uint32_t k = 0; k + 1 < pr->len; k++)
@@ -852,7 +863,7 @@ static bool tail_plain_list(const tail_ctx *t, uint32_t c)
                 return false;
         }
     }
-    return members == 1;
+    return t->mfirst[c + 1] - t->mfirst[c] == 1;
 }
 
 /* X[e, b], made on first use. */
@@ -887,30 +898,76 @@ static gcg_status tail_add(cfg *g, uint32_t lhs, uint32_t head, uint32_t p, uint
     return st;
 }
 
-/* The left-linear productions of entry e of component c (see above). */
+/* The left-linear productions of entry e of component c (see above). x[]
+ * is all TNONE between calls: the ones set here are reset at the end. */
 static gcg_status tail_rewrite_entry(tail_ctx *t, uint32_t e, uint32_t c)
 {
     cfg *g = t->g;
-    for (uint32_t a = 0; a < t->n0; a++)
-        t->x[a] = TNONE;
     uint32_t n_q = 0;
     uint32_t xe = tail_x(t, e, e, &n_q);
-    if (xe == TNONE || cfg_add_prod(g, xe, NULL, 0) == UINT32_MAX)
-        return GCG_ERR_NOMEM;
-    for (uint32_t h = 0; h < n_q; h++) {
+    gcg_status st = xe == TNONE || cfg_add_prod(g, xe, NULL, 0) == UINT32_MAX ? GCG_ERR_NOMEM : GCG_OK;
+    for (uint32_t h = 0; h < n_q && st == GCG_OK; h++) {
         uint32_t b = t->queue[h], xb = t->x[b];
-        for (uint32_t i = t->ix.first[b]; i < t->ix.first[b + 1]; i++) {
+        for (uint32_t i = t->ix.first[b]; i < t->ix.first[b + 1] && st == GCG_OK; i++) {
             uint32_t p = t->ix.list[i], len = g->prods[p].len, m = tail_member(t, p, c);
-            gcg_status st = GCG_OK;
             if (m == TNONE) {
                 st = tail_add(g, e, xb, p, len);
             } else if (!(m == b && len == 1)) { /* X -> X says nothing */
                 uint32_t xm = tail_x(t, e, m, &n_q);
                 st = xm == TNONE ? GCG_ERR_NOMEM : tail_add(g, xm, xb, p, len - 1);
             }
+        }
+    }
+    for (uint32_t h = 0; h < n_q; h++)
+        t->x[t->queue[h]] = TNONE;
+    return st;
+}
+
+/* The entry's productions E -> X β added from index `from` on that end in
+ * the same nonterminal s (two or more) become H -> X β' with E -> H s. */
+static gcg_status tail_hoist(cfg *g, uint32_t e, uint32_t from)
+{
+    uint32_t to = g->n_prods;
+    for (uint32_t p = from; p < to; p++) {
+        const cfg_prod *pr = &g->prods[p];
+        uint32_t s = pr->len >= 2 ? g->rhs[pr->rhs + pr->len - 1] : TNONE;
+        if (pr->lhs != e || s == TNONE || CFG_IS_TERM(s))
+            continue;
+        uint32_t n = 0;
+        for (uint32_t q = p; q < to; q++)
+            n += g->prods[q].lhs == e && g->prods[q].len >= 2 && g->rhs[g->prods[q].rhs + g->prods[q].len - 1] == s;
+        if (n < 2)
+            continue;
+        char name[200];
+        snprintf(name, sizeof name, "%s/tail>%s", g->nts[e].name, g->nts[s].name);
+        uint32_t h = cfg_add_nt(g, name, CFG_NT_GROUP, g->nts[e].rule), item[2] = {h, s};
+        if (h == TNONE || cfg_add_prod(g, e, item, 2) == UINT32_MAX)
+            return GCG_ERR_NOMEM;
+        for (uint32_t q = p; q < to; q++) {
+            cfg_prod *qr = &g->prods[q];
+            if (qr->lhs == e && qr->len >= 2 && g->rhs[qr->rhs + qr->len - 1] == s)
+                qr->lhs = h, qr->len--;
+        }
+    }
+    return GCG_OK;
+}
+
+/* Rewrites group c: every entry gets the left-linear productions of what it
+ * reaches in the group (hoisted, for acyclic groups), the members' own
+ * productions go. */
+static gcg_status tail_rewrite_members(tail_ctx *t, uint32_t c, bool hoist)
+{
+    for (uint32_t m = t->mfirst[c]; m < t->mfirst[c + 1]; m++) {
+        uint32_t a = t->members[m], from = t->g->n_prods;
+        if (t->entry[a]) {
+            gcg_status st = tail_rewrite_entry(t, a, c);
+            if (st == GCG_OK && hoist)
+                st = tail_hoist(t->g, a, from);
             if (st != GCG_OK)
                 return st;
         }
+        for (uint32_t k = t->ix.first[a]; k < t->ix.first[a + 1]; k++)
+            t->drop[t->ix.list[k]] = true;
     }
     return GCG_OK;
 }
@@ -918,25 +975,14 @@ static gcg_status tail_rewrite_entry(tail_ctx *t, uint32_t e, uint32_t c)
 /* Rewrites component c if it is right-linear and small enough. */
 static gcg_status tail_rewrite(tail_ctx *t, uint32_t c)
 {
-    uint32_t n_prods, n_entries = 0, n0 = t->n0;
+    uint32_t n_prods, n_entries = 0;
     if (!tail_cyclic(t, c, &n_prods) || (!t->general && !tail_plain_list(t, c)))
         return GCG_OK;
-    for (uint32_t a = 0; a < n0; a++)
-        n_entries += t->comp[a] == c && tail_entry(t, a, c);
+    for (uint32_t m = t->mfirst[c]; m < t->mfirst[c + 1]; m++)
+        n_entries += t->entry[t->members[m]];
     if ((uint64_t)n_entries * n_prods > TAIL_MAX_PRODS)
         return GCG_OK;
-    for (uint32_t a = 0; a < n0; a++) {
-        if (t->comp[a] != c)
-            continue;
-        if (tail_entry(t, a, c)) {
-            gcg_status st = tail_rewrite_entry(t, a, c);
-            if (st != GCG_OK)
-                return st;
-        }
-        for (uint32_t i = t->ix.first[a]; i < t->ix.first[a + 1]; i++)
-            t->drop[t->ix.list[i]] = true;
-    }
-    return GCG_OK;
+    return tail_rewrite_members(t, c, false);
 }
 
 /* ---- acyclic tail groups ------------------------------------------------
@@ -1014,45 +1060,16 @@ static gcg_status tail_groups(tail_ctx *t)
     return GCG_OK;
 }
 
-/* The entry's productions E -> X β added from index `from` on that end in
- * the same nonterminal s (two or more) become H -> X β' with E -> H s. */
-static gcg_status tail_hoist(cfg *g, uint32_t e, uint32_t from)
-{
-    uint32_t to = g->n_prods;
-    for (uint32_t p = from; p < to; p++) {
-        const cfg_prod *pr = &g->prods[p];
-        uint32_t s = pr->len >= 2 ? g->rhs[pr->rhs + pr->len - 1] : TNONE;
-        if (pr->lhs != e || s == TNONE || CFG_IS_TERM(s))
-            continue;
-        uint32_t n = 0;
-        for (uint32_t q = p; q < to; q++)
-            n += g->prods[q].lhs == e && g->prods[q].len >= 2 && g->rhs[g->prods[q].rhs + g->prods[q].len - 1] == s;
-        if (n < 2)
-            continue;
-        char name[200];
-        snprintf(name, sizeof name, "%s/tail>%s", g->nts[e].name, g->nts[s].name);
-        uint32_t h = cfg_add_nt(g, name, CFG_NT_GROUP, g->nts[e].rule), item[2] = {h, s};
-        if (h == TNONE || cfg_add_prod(g, e, item, 2) == UINT32_MAX)
-            return GCG_ERR_NOMEM;
-        for (uint32_t q = p; q < to; q++) {
-            cfg_prod *qr = &g->prods[q];
-            if (qr->lhs == e && qr->len >= 2 && g->rhs[qr->rhs + qr->len - 1] == s)
-                qr->lhs = h, qr->len--;
-        }
-    }
-    return GCG_OK;
-}
-
 /* Whether two productions that end group c (not joined) end in the same
  * nonterminal: what the entry's productions share once rewritten. Without
  * that, the rewrite would only move reductions around. */
-static bool tail_shared_end(const tail_ctx *t, const uint32_t *members, uint32_t n_members, uint32_t *seen)
+static bool tail_shared_end(const tail_ctx *t, uint32_t c, uint32_t *seen)
 {
     const cfg *g = t->g;
     bool shared = false;
     for (int pass = 0; pass < 2; pass++)
-        for (uint32_t i = 0; i < n_members; i++)
-            for (uint32_t k = t->ix.first[members[i]]; k < t->ix.first[members[i] + 1]; k++) {
+        for (uint32_t m = t->mfirst[c]; m < t->mfirst[c + 1]; m++)
+            for (uint32_t k = t->ix.first[t->members[m]]; k < t->ix.first[t->members[m] + 1]; k++) {
                 const cfg_prod *pr = &g->prods[t->ix.list[k]];
                 uint32_t s = pr->len ? g->rhs[pr->rhs + pr->len - 1] : TNONE;
                 if (s == TNONE || CFG_IS_TERM(s) || t->joined[t->ix.list[k]])
@@ -1065,71 +1082,21 @@ static bool tail_shared_end(const tail_ctx *t, const uint32_t *members, uint32_t
     return shared;
 }
 
-/* Rewrites acyclic group c (two members or more) if it pays and is small
- * enough. */
-static gcg_status tail_rewrite_acyclic(tail_ctx *t, uint32_t c, const uint32_t *members, uint32_t n_members)
+/* Rewrites acyclic group c if it has two members or more, it pays and it
+ * is small enough. */
+static gcg_status tail_rewrite_acyclic(tail_ctx *t, uint32_t c)
 {
     uint32_t n_prods = 0, n_entries = 0;
-    for (uint32_t i = 0; i < n_members; i++) {
-        uint32_t a = members[i];
-        n_prods += t->ix.first[a + 1] - t->ix.first[a];
-        n_entries += tail_entry(t, a, c);
-    }
-    if (n_entries == 0 || (uint64_t)n_entries * n_prods > TAIL_MAX_PRODS ||
-        !tail_shared_end(t, members, n_members, t->queue))
+    if (t->mfirst[c + 1] - t->mfirst[c] < 2)
         return GCG_OK;
-    for (uint32_t i = 0; i < n_members; i++) {
-        uint32_t a = members[i], from = t->g->n_prods;
-        if (tail_entry(t, a, c)) {
-            gcg_status st = tail_rewrite_entry(t, a, c);
-            if (st == GCG_OK)
-                st = tail_hoist(t->g, a, from);
-            if (st != GCG_OK)
-                return st;
-        }
-        for (uint32_t k = t->ix.first[a]; k < t->ix.first[a + 1]; k++)
-            t->drop[t->ix.list[k]] = true;
+    for (uint32_t m = t->mfirst[c]; m < t->mfirst[c + 1]; m++) {
+        uint32_t a = t->members[m];
+        n_prods += t->ix.first[a + 1] - t->ix.first[a];
+        n_entries += t->entry[a];
     }
-    return GCG_OK;
-}
-
-/* Every acyclic group of two members or more, in the left-linear form. */
-static gcg_status tail_acyclic_to_left(cfg *g)
-{
-    tail_ctx t = {.g = g, .n0 = g->n_nts, .p0 = g->n_prods, .general = true};
-    uint32_t n = g->n_nts, p0 = g->n_prods;
-    if (cfg_index_build(g, &t.ix) != GCG_OK)
-        return GCG_ERR_NOMEM;
-    t.comp = malloc(((size_t)n + 1) * sizeof *t.comp);
-    t.x = malloc(((size_t)n + 1) * sizeof *t.x);
-    t.queue = malloc(((size_t)n + 1) * sizeof *t.queue);
-    t.drop = calloc((size_t)p0 + 1, 1);
-    t.joined = calloc((size_t)p0 + 1, 1);
-    uint32_t *first = calloc((size_t)n + 2, sizeof *first), *members = malloc(((size_t)n + 1) * sizeof *members);
-    gcg_status st = t.comp && t.x && t.queue && t.drop && t.joined && first && members ? GCG_OK : GCG_ERR_NOMEM;
-    if (st == GCG_OK)
-        st = tail_groups(&t);
-    if (st == GCG_OK) { /* members by group */
-        for (uint32_t a = 0; a < n; a++)
-            first[t.comp[a] + 2]++;
-        for (uint32_t c = 0; c < n; c++)
-            first[c + 2] += first[c + 1];
-        for (uint32_t a = 0; a < n; a++)
-            members[first[t.comp[a] + 1]++] = a;
-    }
-    for (uint32_t c = 0; c < n && st == GCG_OK; c++)
-        if (first[c + 1] - first[c] >= 2)
-            st = tail_rewrite_acyclic(&t, c, members + first[c], first[c + 1] - first[c]);
-    bool *keep = st == GCG_OK ? malloc((size_t)g->n_prods + 1) : NULL;
-    if (st == GCG_OK && !keep)
-        st = GCG_ERR_NOMEM;
-    for (uint32_t p = 0; st == GCG_OK && p < g->n_prods; p++)
-        keep[p] = p >= p0 || !t.drop[p];
-    if (st == GCG_OK)
-        st = cfg_compact(g, keep);
-    free(keep), free(t.comp), free(t.x), free(t.queue), free(t.drop), free(t.joined), free(first), free(members);
-    cfg_index_free(&t.ix);
-    return st;
+    if (n_entries == 0 || (uint64_t)n_entries * n_prods > TAIL_MAX_PRODS || !tail_shared_end(t, c, t->queue))
+        return GCG_OK;
+    return tail_rewrite_members(t, c, true);
 }
 
 /* Components of the tail graph (A -> B when a production of A ends in B). */
@@ -1154,31 +1121,54 @@ static gcg_status tail_components(tail_ctx *t, uint32_t *n_comp)
     return st;
 }
 
-static gcg_status tail_recursion_to_left(cfg *g, bool general)
+static void tail_ctx_free(tail_ctx *t)
+{
+    free(t->comp), free(t->x), free(t->queue), free(t->drop), free(t->joined), free(t->mfirst), free(t->members);
+    free(t->entry);
+    cfg_index_free(&t->ix);
+}
+
+/* One rewrite pass over the groups found by `groups` (cyclic components, or
+ * acyclic groups): each group `rewrite` takes is replaced by the left-linear
+ * productions of its entries. */
+static gcg_status tail_pass(cfg *g, bool general, bool acyclic)
 {
     tail_ctx t = {.g = g, .n0 = g->n_nts, .p0 = g->n_prods, .general = general};
-    uint32_t n = g->n_nts, n_comp = 0, p0 = g->n_prods;
-    if (cfg_index_build(g, &t.ix) != GCG_OK)
-        return GCG_ERR_NOMEM;
-    t.comp = malloc((size_t)(n ? n : 1) * sizeof *t.comp);
-    t.x = malloc((size_t)(n ? n : 1) * sizeof *t.x);
-    t.queue = malloc((size_t)(n ? n : 1) * sizeof *t.queue);
-    t.drop = calloc(p0 ? p0 : 1, 1);
-    gcg_status st = t.comp && t.x && t.queue && t.drop ? GCG_OK : GCG_ERR_NOMEM;
+    size_t n = (size_t)g->n_nts + 1, p0 = g->n_prods;
+    uint32_t n_comp = g->n_nts;
+    gcg_status st = cfg_index_build(g, &t.ix);
+    t.comp = malloc(n * sizeof *t.comp), t.x = malloc(n * sizeof *t.x), t.queue = malloc(n * sizeof *t.queue);
+    t.mfirst = malloc((n + 2) * sizeof *t.mfirst), t.members = malloc(n * sizeof *t.members);
+    t.entry = malloc(n), t.drop = calloc(p0 + 1, 1), t.joined = acyclic ? calloc(p0 + 1, 1) : NULL;
+    if (st == GCG_OK && (!t.comp || !t.x || !t.queue || !t.mfirst || !t.members || !t.entry || !t.drop ||
+                         (acyclic && !t.joined)))
+        st = GCG_ERR_NOMEM;
     if (st == GCG_OK)
-        st = tail_components(&t, &n_comp);
+        memset(t.x, 0xff, n * sizeof *t.x); /* TNONE */
+    if (st == GCG_OK)
+        st = acyclic ? tail_groups(&t) : tail_components(&t, &n_comp);
+    if (st == GCG_OK) {
+        tail_members(&t, n_comp);
+        tail_entries(&t);
+    }
     for (uint32_t c = 0; c < n_comp && st == GCG_OK; c++)
-        st = tail_rewrite(&t, c);
-    bool *keep = st == GCG_OK ? malloc(g->n_prods ? g->n_prods : 1) : NULL;
+        st = acyclic ? tail_rewrite_acyclic(&t, c) : tail_rewrite(&t, c);
+    bool *keep = st == GCG_OK ? malloc((size_t)g->n_prods + 1) : NULL;
     if (st == GCG_OK && !keep)
         st = GCG_ERR_NOMEM;
     for (uint32_t p = 0; st == GCG_OK && p < g->n_prods; p++)
         keep[p] = p >= p0 || !t.drop[p];
     if (st == GCG_OK)
         st = cfg_compact(g, keep);
-    free(keep), free(t.comp), free(t.x), free(t.queue), free(t.drop);
-    cfg_index_free(&t.ix);
-    return st == GCG_OK && general ? tail_acyclic_to_left(g) : st;
+    free(keep);
+    tail_ctx_free(&t);
+    return st;
+}
+
+static gcg_status tail_recursion_to_left(cfg *g, bool general)
+{
+    gcg_status st = tail_pass(g, general, false);
+    return st == GCG_OK && general ? tail_pass(g, true, true) : st;
 }
 
 /* The LR tables need production 0 to be the only production of the start
