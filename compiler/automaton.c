@@ -33,6 +33,11 @@ typedef struct ctx {
     vec set_pos_start, set_pos_len, set_pos; /* each set's positions           */
     vec d_start, d_len, d_data;      /* automaton states: sorted config triples */
     map64 d_ids;
+    vec d_moving;                    /* per state: least trie depth of a config
+                                        naming a moving nonterminal, or NONE    */
+    vec d_reads_start, d_reads_len, d_reads; /* per state: (lhs, least trie
+                                        depth) of the configs waiting for the
+                                        entry right below, one per lhs          */
     vec tq, tacc, tnext, tfrom;      /* transitions as found                    */
     gcg_status st;
 } ctx;
@@ -120,6 +125,35 @@ static int cmp_triple(const void *x, const void *y)
     return 0;
 }
 
+static int cmp_pair(const void *x, const void *y)
+{
+    const uint32_t *a = x, *b = y;
+    return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* What the sharing tests read of a new automaton state, kept with it so
+ * that they do not scan its configurations at each use. */
+static bool d_summarize(ctx *c, const uint32_t *cfgs, uint32_t n)
+{
+    uint32_t least = NONE;
+    c->scratch.n = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t *cf = cfgs + 3 * i;
+        uint32_t depth = c->trie->depth[cf[0]];
+        if (c->hz.moving[cf[1]] && depth < least)
+            least = depth;
+        if (cf[2] == 0 && (!gcg_vec_push(&c->scratch, cf[1]) || !gcg_vec_push(&c->scratch, depth)))
+            return false;
+    }
+    qsort(c->scratch.v, c->scratch.n / 2, 2 * sizeof *c->scratch.v, cmp_pair);
+    bool ok = gcg_vec_push(&c->d_moving, least) && gcg_vec_push(&c->d_reads_start, c->d_reads.n);
+    uint32_t first = c->d_reads.n;
+    for (uint32_t i = 0; i < c->scratch.n && ok; i += 2)
+        if (i == 0 || c->scratch.v[i] != c->scratch.v[i - 2])
+            ok = gcg_vec_push(&c->d_reads, c->scratch.v[i]) && gcg_vec_push(&c->d_reads, c->scratch.v[i + 1]);
+    return ok && gcg_vec_push(&c->d_reads_len, (c->d_reads.n - first) / 2);
+}
+
 /* The automaton state for the configurations in cfgs (NONE when empty). */
 static uint32_t d_id(ctx *c)
 {
@@ -147,6 +181,7 @@ static uint32_t d_id(ctx *c)
             bool ok = gcg_vec_push(&c->d_start, c->d_data.n) && gcg_vec_push(&c->d_len, n);
             for (uint32_t i = 0; i < 3 * n && ok; i++)
                 ok = gcg_vec_push(&c->d_data, c->sim.cfgs.v[i]);
+            ok = ok && d_summarize(c, c->sim.cfgs.v, n);
             return ok ? *slot : (fail(c, GCG_ERR_NOMEM), NONE);
         }
         uint32_t d = *slot;
@@ -160,21 +195,14 @@ static uint32_t d_id(ctx *c)
 /* Whether automaton state d (NONE: no configurations) names no nonterminal
  * the horizon renaming moves in its configurations at trie depth <= upto:
  * then a twin's root walk gives the same ones. */
-static bool d_fixed_upto(const ctx *c, uint32_t d, const bool *moving, uint32_t upto)
+static bool d_fixed_upto(const ctx *c, uint32_t d, uint32_t upto)
 {
-    if (d == NONE)
-        return true;
-    for (uint32_t i = 0; i < c->d_len.v[d]; i++) {
-        const uint32_t *cf = c->d_data.v + c->d_start.v[d] + 3 * i;
-        if (c->trie->depth[cf[0]] <= upto && moving[cf[1]])
-            return false;
-    }
-    return true;
+    return d == NONE || c->d_moving.v[d] == NONE || c->d_moving.v[d] > upto;
 }
 
-static bool d_fixed(const ctx *c, uint32_t d, const bool *moving)
+static bool d_fixed(const ctx *c, uint32_t d)
 {
-    return d_fixed_upto(c, d, moving, HORIZON_ALL);
+    return d_fixed_upto(c, d, HORIZON_ALL);
 }
 
 /* RootAcc[s] and RootD[s]: the trie walked from the empty stack top s. */
@@ -268,17 +296,16 @@ static void run_roots(ctx *c, uint8_t *done)
 {
     mask_automaton *a = c->out;
     const uint32_t *twin = c->hz.twin;
-    const bool *moving = c->hz.moving;
     for (uint32_t s = 0; s < c->lr->n_states && c->st == GCG_OK; s++) {
         uint32_t n = 0;
         for (uint32_t x = s; x != NONE && !done[x]; x = twin[x])
             c->path[n++] = x;
         while (n && c->st == GCG_OK) {
             uint32_t x = c->path[--n], y = twin[x], reach = c->hz.reach[x];
-            if (y != NONE && done[y] && reach == HORIZON_ALL && d_fixed(c, a->root_d[y], moving)) {
+            if (y != NONE && done[y] && reach == HORIZON_ALL && d_fixed(c, a->root_d[y])) {
                 a->root_acc[x] = a->root_acc[y], a->root_d[x] = a->root_d[y];
                 a->walks_shared++;
-            } else if (y != NONE && done[y] && d_fixed_upto(c, a->root_d[y], moving, reach)) {
+            } else if (y != NONE && done[y] && d_fixed_upto(c, a->root_d[y], reach)) {
                 run_root_deep(c, x, y, reach);
                 a->walks_shared++;
             } else {
@@ -335,21 +362,20 @@ static void run_resume_deep(ctx *c, uint32_t d, uint32_t q, uint32_t reach, uint
 static uint32_t resume_reach(ctx *c, uint32_t d, uint32_t p, uint32_t q)
 {
     uint32_t below = c->hz.reach[q], reach = HORIZON_ALL;
-    if (below == 0 || !d_fixed(c, d, c->hz.moving))
+    if (below == 0 || !d_fixed(c, d))
         return 0;
-    for (uint32_t i = 0; i < c->d_len.v[d]; i++) {
-        const uint32_t *cf = c->d_data.v + c->d_start.v[d] + 3 * i;
-        if (cf[2] > 0)
-            continue;
-        uint32_t tp = lr_goto(c->lr, p, cf[1]), tq = lr_goto(c->lr, q, cf[1]);
+    const uint32_t *rd = c->d_reads.v + c->d_reads_start.v[d];
+    for (uint32_t i = 0; i < c->d_reads_len.v[d]; i++) { /* (lhs, least depth) */
+        uint32_t lhs = rd[2 * i], depth = rd[2 * i + 1];
+        uint32_t tp = lr_goto(c->lr, p, lhs), tq = lr_goto(c->lr, q, lhs);
         if ((tp == GCG_NO_GOTO) != (tq == GCG_NO_GOTO))
             return 0;
         uint32_t m = tp == GCG_NO_GOTO ? HORIZON_ALL : gcg_horizon_pair_reach(&c->hz, tp, tq);
         m = m < below ? m : below;
         if (m == 0)
             return 0;
-        if (m != HORIZON_ALL && c->trie->depth[cf[0]] - 1 + m < reach)
-            reach = c->trie->depth[cf[0]] - 1 + m;
+        if (m != HORIZON_ALL && depth - 1 + m < reach)
+            reach = depth - 1 + m;
     }
     return reach > c->trie->max_depth ? HORIZON_ALL : reach;
 }
@@ -383,9 +409,9 @@ static void resume_result(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_
         a = c->res.v[*slot], nx = c->res.v[*slot + 1];
     for (uint32_t i = n; i-- > 0 && c->st == GCG_OK;) {
         uint32_t r = c->reaches[i];
-        if (r == HORIZON_ALL && d_fixed(c, nx, c->hz.moving)) {
+        if (r == HORIZON_ALL && d_fixed(c, nx)) {
             c->out->walks_shared++;
-        } else if (r > 0 && d_fixed_upto(c, nx, c->hz.moving, r)) {
+        } else if (r > 0 && d_fixed_upto(c, nx, r)) {
             run_resume_deep(c, d, c->path[i], r, &a, &nx);
             c->out->walks_shared++;
         } else {
@@ -499,7 +525,8 @@ static void ctx_free(ctx *c)
     gcg_mask_sim_free(&c->sim);
     gcg_horizon_free(&c->hz);
     free(c->path), free(c->reaches);
-    vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom,
+    vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->d_moving,
+                 &c->d_reads_start, &c->d_reads_len, &c->d_reads,
                  &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
