@@ -176,12 +176,29 @@ typedef struct fork_bound {
     uint64_t work, compares;
     fb_stack work_stacks[FB_WORK];
     uint32_t n_work;
-    fb_config scratch;
+    uint32_t work_slot[2 * FB_WORK], work_gen[2 * FB_WORK], gen; /* hash set over
+                                    work_stacks, valid where work_gen == gen */
+    fb_config scratch, sorted;
 } fork_bound;
 
 static uint32_t fb_top(const fb_config *c, const fb_stack *s)
 {
     return s->n ? s->e[s->n - 1].state : c->base[s->d];
+}
+
+/* Stacks are copied as far as they are used: a whole fb_stack is 1 KB. */
+static void fb_copy(fb_stack *dst, const fb_stack *src)
+{
+    dst->d = src->d, dst->n = src->n;
+    memcpy(dst->e, src->e, src->n * sizeof *src->e);
+}
+
+static void fb_config_copy(fb_config *dst, const fb_config *src)
+{
+    dst->nb = src->nb, dst->ns = src->ns;
+    memcpy(dst->base, src->base, src->nb * sizeof *src->base);
+    for (uint32_t i = 0; i < src->ns; i++)
+        fb_copy(&dst->s[i], &src->s[i]);
 }
 
 static bool fb_same(const fb_stack *a, const fb_stack *b)
@@ -242,16 +259,29 @@ static gcg_status fb_preds(fork_bound *f)
     return GCG_OK;
 }
 
-/* Adds s to the step's work list unless it is there; false when full. */
+static uint32_t fb_stack_hash(const fb_stack *s)
+{
+    uint64_t h = (1469598103934665603ull ^ s->d) * 1099511628211ull;
+    h = (h ^ s->n) * 1099511628211ull;
+    for (uint32_t i = 0; i < s->n; i++)
+        h = (h ^ ((uint64_t)s->e[i].state << 32 | s->e[i].level)) * 1099511628211ull;
+    return (uint32_t)(h ^ (h >> 29));
+}
+
+/* Adds s to the step's work list unless it is there (a hash set: a step
+ * may meet a thousand stacks); false when full. */
 static bool fb_work_add(fork_bound *f, const fb_stack *s)
 {
-    f->compares += f->n_work; /* the comparisons below, against their budget */
-    for (uint32_t i = 0; i < f->n_work; i++)
-        if (fb_same(&f->work_stacks[i], s))
+    uint32_t h = fb_stack_hash(s) & (2 * FB_WORK - 1);
+    for (; f->work_gen[h] == f->gen; h = (h + 1) & (2 * FB_WORK - 1)) {
+        f->compares++;
+        if (fb_same(&f->work_stacks[f->work_slot[h]], s))
             return true;
+    }
     if (f->n_work == FB_WORK)
         return false;
-    f->work_stacks[f->n_work++] = *s;
+    f->work_gen[h] = f->gen, f->work_slot[h] = f->n_work;
+    fb_copy(&f->work_stacks[f->n_work++], s);
     return true;
 }
 
@@ -264,14 +294,16 @@ static bool fb_out_add(fork_bound *f, fb_config *out, const fb_stack *s)
             return true;
     if (out->ns == FB_STACKS)
         return false;
-    out->s[out->ns++] = *s;
+    fb_copy(&out->s[out->ns++], s);
     return true;
 }
 
-/* Reduction by prod on stack s (a copy): pop, goto, queue the new stack. */
-static fb_result fb_reduce(fork_bound *f, const fb_config *c, fb_stack s, uint32_t prod)
+/* Reduction by prod on stack `from`: pop, goto, queue the new stack. */
+static fb_result fb_reduce(fork_bound *f, const fb_config *c, const fb_stack *from, uint32_t prod)
 {
     const lr_tables *lr = f->lr;
+    fb_stack s;
+    fb_copy(&s, from);
     for (uint32_t k = 0; k < lr->prod_len[prod]; k++) {
         if (s.n) {
             s.n--;
@@ -299,13 +331,14 @@ static fb_result fb_act(fork_bound *f, const fb_config *c, const fb_stack *s, ui
     if (GCG_ACT_KIND(a) == GCG_ACT_SHIFT) {
         if (s->n == FB_OWN)
             return FB_GIVE_UP;
-        fb_stack x = *s;
+        fb_stack x;
+        fb_copy(&x, s);
         x.e[x.n++] = (fb_entry){arg, FB_SHIFT};
         return fb_out_add(f, out, &x) ? FB_OK : FB_GIVE_UP;
     }
     if (GCG_ACT_KIND(a) != GCG_ACT_REDUCE || arg == 0) /* accept: end of input only */
         return FB_OK;
-    return fb_reduce(f, c, *s, arg);
+    return fb_reduce(f, c, s, arg);
 }
 
 /* The stacks after terminal t (a byte class), from the stacks of c. */
@@ -313,18 +346,22 @@ static fb_result fb_step(fork_bound *f, const fb_config *c, uint32_t t, fb_confi
 {
     const lr_tables *lr = f->lr;
     f->n_work = 0;
+    if (++f->gen == 0) { /* the stamps wrapped: clear them */
+        memset(f->work_gen, 0, sizeof f->work_gen);
+        f->gen = 1;
+    }
     out->nb = c->nb, out->ns = 0;
     memcpy(out->base, c->base, c->nb * sizeof *c->base);
     for (uint32_t i = 0; i < c->ns; i++)
         if (!fb_work_add(f, &c->s[i]))
             return FB_GIVE_UP;
     for (uint32_t i = 0; i < f->n_work; i++) {
-        fb_stack s = f->work_stacks[i];
-        uint32_t a = lr_action(lr, fb_top(c, &s), t);
+        const fb_stack *s = &f->work_stacks[i]; /* the list only grows */
+        uint32_t a = lr_action(lr, fb_top(c, s), t);
         const uint32_t *m = GCG_ACT_KIND(a) == GCG_ACT_MULTI ? lr->multi + GCG_ACT_ARG(a) : NULL;
         f->work += m ? m[0] : 1;
         for (uint32_t k = 0; k < (m ? m[0] : 1); k++) {
-            fb_result r = fb_act(f, c, &s, m ? m[k + 1] : a, out);
+            fb_result r = fb_act(f, c, s, m ? m[k + 1] : a, out);
             if (r != FB_OK)
                 return r;
         }
@@ -489,10 +526,15 @@ static int fb_cmp_stack(const void *x, const void *y)
     return 0;
 }
 
+static int fb_cmp_stack_ptr(const void *x, const void *y)
+{
+    return fb_cmp_stack(*(const fb_stack *const *)x, *(const fb_stack *const *)y);
+}
+
 /* Canonical form: base entries no stack stands on dropped, levels renamed by
  * rank (only their equality matters to later steps; the fork step's flag
  * is kept), stacks sorted and equal ones dropped. */
-static void fb_normalize(fb_config *c)
+static void fb_normalize(fb_config *c, fb_config *tmp)
 {
     uint32_t lo = UINT32_MAX, levels[FB_STACKS * FB_OWN], n_levels = 0;
     for (uint32_t i = 0; i < c->ns; i++)
@@ -514,11 +556,16 @@ static void fb_normalize(fb_config *c)
             uint32_t *hit = bsearch(&c->s[i].e[k].level, levels, m, sizeof *levels, fb_cmp_u32);
             c->s[i].e[k].level = (uint32_t)(hit - levels) | (c->s[i].e[k].level & FB_FIRST);
         }
-    qsort(c->s, c->ns, sizeof *c->s, fb_cmp_stack);
+    const fb_stack *ord[FB_STACKS]; /* sorted by pointer: a stack is 1 KB */
+    for (uint32_t i = 0; i < c->ns; i++)
+        ord[i] = &c->s[i];
+    qsort(ord, c->ns, sizeof *ord, fb_cmp_stack_ptr);
     uint32_t n = 0;
     for (uint32_t i = 0; i < c->ns; i++) /* merged nodes can make stacks equal */
-        if (n == 0 || !fb_same(&c->s[n - 1], &c->s[i]))
-            c->s[n++] = c->s[i];
+        if (n == 0 || !fb_same(&tmp->s[n - 1], ord[i]))
+            fb_copy(&tmp->s[n++], ord[i]);
+    for (uint32_t i = 0; i < n; i++)
+        fb_copy(&c->s[i], &tmp->s[i]);
     c->ns = n;
 }
 
@@ -627,7 +674,7 @@ static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool 
         uint32_t q = c->base[c->nb - 1];
         r = FB_OK;
         for (uint32_t i = f->pred_start[q]; i < f->pred_start[q + 1] && r == FB_OK; i++) {
-            *w = *c;
+            fb_config_copy(w, c);
             w->base[w->nb++] = f->pred[i];
             r = fb_explore(f, w, t, first);
         }
@@ -641,7 +688,7 @@ static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool 
             if (out->s[i].e[k].level == FB_RED && fb_maybe_base(out, f->lr, out->s[i].e[k].state))
                 out->s[i].e[k].level |= FB_FIRST;
     fb_merge(out, f->lr, first);
-    fb_normalize(out);
+    fb_normalize(out, &f->sorted);
     if (out->ns < 2)
         return FB_OK;
     f->max_stacks = out->ns > f->max_stacks ? out->ns : f->max_stacks;
