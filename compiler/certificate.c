@@ -179,6 +179,11 @@ typedef struct fork_bound {
     uint32_t work_slot[2 * FB_WORK], work_gen[2 * FB_WORK], gen; /* hash set over
                                     work_stacks, valid where work_gen == gen */
     fb_config scratch, sorted;
+    uint32_t *consulted, n_consulted; /* states whose action the exploration of
+                                         one (configuration, terminal) read */
+    uint32_t *seen, seen_gen;         /* per state: consulted in this one   */
+    uint32_t *reps, n_reps_words;     /* terminals explored from the config in
+                                         hand: (t, n, states...) records     */
 } fork_bound;
 
 static uint32_t fb_top(const fb_config *c, const fb_stack *s)
@@ -357,7 +362,11 @@ static fb_result fb_step(fork_bound *f, const fb_config *c, uint32_t t, fb_confi
             return FB_GIVE_UP;
     for (uint32_t i = 0; i < f->n_work; i++) {
         const fb_stack *s = &f->work_stacks[i]; /* the list only grows */
-        uint32_t a = lr_action(lr, fb_top(c, s), t);
+        uint32_t top = fb_top(c, s), a = lr_action(lr, top, t);
+        if (f->seen[top] != f->seen_gen) {
+            f->seen[top] = f->seen_gen;
+            f->consulted[f->n_consulted++] = top;
+        }
         const uint32_t *m = GCG_ACT_KIND(a) == GCG_ACT_MULTI ? lr->multi + GCG_ACT_ARG(a) : NULL;
         f->work += m ? m[0] : 1;
         for (uint32_t k = 0; k < (m ? m[0] : 1); k++) {
@@ -696,16 +705,66 @@ static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool 
     return fb_serialize(f, out, &at) ? fb_intern(f, at) : FB_GIVE_UP;
 }
 
+/* Whether terminal u does from the configuration in hand what an explored
+ * terminal did: every state whose action that exploration read acts alike
+ * on u. The exploration is a function of those actions (gotos and the base
+ * do not depend on the terminal), so u's would find the same successors. */
+static bool fb_known_behavior(const fork_bound *f, uint32_t u)
+{
+    for (uint32_t at = 0; at < f->n_reps_words; at += 2 + f->reps[at + 1]) {
+        uint32_t t = f->reps[at], n = f->reps[at + 1], i = 0;
+        while (i < n && lr_action(f->lr, f->reps[at + 2 + i], u) == lr_action(f->lr, f->reps[at + 2 + i], t))
+            i++;
+        if (i == n)
+            return true;
+    }
+    return false;
+}
+
+/* Records the exploration of terminal t just done; false when out of memory. */
+static bool fb_keep_behavior(fork_bound *f, uint32_t t)
+{
+    uint32_t *r = realloc(f->reps, ((size_t)f->n_reps_words + 2 + f->n_consulted) * sizeof *r);
+    if (!r)
+        return false;
+    f->reps = r;
+    r[f->n_reps_words] = t, r[f->n_reps_words + 1] = f->n_consulted;
+    memcpy(r + f->n_reps_words + 2, f->consulted, f->n_consulted * sizeof *r);
+    f->n_reps_words += 2 + f->n_consulted;
+    return true;
+}
+
+/* Starts recording the states an exploration reads. */
+static void fb_record_start(fork_bound *f)
+{
+    f->n_consulted = 0;
+    if (++f->seen_gen == 0) {
+        memset(f->seen, 0, (size_t)f->lr->n_states * sizeof *f->seen);
+        f->seen_gen = 1;
+    }
+}
+
+/* The successors of c on terminal u, with the states it read recorded. */
+static fb_result fb_explore_recorded(fork_bound *f, const fb_config *c, uint32_t u)
+{
+    fb_record_start(f);
+    fb_result r = fb_explore(f, c, u, false);
+    return r == FB_OK && !fb_keep_behavior(f, u) ? FB_GIVE_UP : r;
+}
+
 /* Every configuration reachable from one stack forking at cell (q, t). */
 static fb_result fb_from_cell(fork_bound *f, uint32_t q, uint32_t t, fb_config *c)
 {
     memset(c, 0, sizeof *c);
     c->nb = 1, c->ns = 1, c->base[0] = q;
+    fb_record_start(f);
     fb_result r = fb_explore(f, c, t, true);
     while (r == FB_OK && f->n_queue) {
         fb_deserialize(f, f->queue[--f->n_queue], c);
+        f->n_reps_words = 0;
         for (uint32_t u = 0; u + 1 < f->lr->n_terms && r == FB_OK; u++)
-            r = fb_explore(f, c, u, false);
+            if (!fb_known_behavior(f, u))
+                r = fb_explore_recorded(f, c, u);
     }
     return r;
 }
@@ -717,8 +776,12 @@ static gcg_status fork_bound_run(const lr_tables *lr, uint32_t *stacks, size_t *
     fork_bound *f = calloc(1, sizeof *f);
     fb_config *c = malloc(sizeof *c);
     gcg_status st = f && c ? GCG_OK : GCG_ERR_NOMEM;
-    if (st == GCG_OK)
-        f->lr = lr, f->max_stacks = 1, st = fb_preds(f);
+    if (st == GCG_OK) {
+        f->lr = lr, f->max_stacks = 1;
+        f->consulted = malloc(((size_t)lr->n_states + 1) * sizeof *f->consulted);
+        f->seen = calloc((size_t)lr->n_states + 1, sizeof *f->seen);
+        st = f->consulted && f->seen ? fb_preds(f) : GCG_ERR_NOMEM;
+    }
     fb_result r = FB_OK;
     for (size_t k = 0; st == GCG_OK && r == FB_OK && k < (size_t)lr->n_states * lr->n_terms; k++) {
         uint32_t t = (uint32_t)(k % lr->n_terms);
@@ -729,7 +792,8 @@ static gcg_status fork_bound_run(const lr_tables *lr, uint32_t *stacks, size_t *
     }
     *stacks = r == FB_OK && f ? f->max_stacks : 0;
     if (f)
-        free(f->pred_start), free(f->pred), free(f->keys), free(f->slot), free(f->queue);
+        free(f->pred_start), free(f->pred), free(f->keys), free(f->slot), free(f->queue), free(f->consulted),
+            free(f->seen), free(f->reps);
     free(f), free(c);
     return st;
 }
