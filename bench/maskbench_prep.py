@@ -11,6 +11,7 @@ report counts a valid instance accepted only that way separately.
 A file that is not valid JSON of that shape gets "error" instead of tests.
 """
 import json
+import re
 import os
 import sys
 
@@ -41,6 +42,27 @@ def prop_schemas(root, s, out, depth=0):
     return out
 
 
+def pattern_schema(root, s, key, extra, depth=0):
+    """The subschema of an additional key: the first patternProperties entry
+    whose pattern matches it, here or through combinators (Python's re reads
+    these patterns as ECMAScript does), else additionalProperties."""
+    s = resolve(root, s)
+    if not isinstance(s, dict) or depth > 20:
+        return extra if isinstance(extra, dict) else {}
+    for pat, sub in (s.get("patternProperties") or {}).items():
+        try:
+            if re.search(pat, key) and isinstance(sub, dict):
+                return sub
+        except re.error:
+            pass
+    for kw in ("allOf", "anyOf", "oneOf"):
+        for b in s.get(kw) or []:
+            found = pattern_schema(root, b, key, None, depth + 1)
+            if found:
+                return found
+    return extra if isinstance(extra, dict) else {}
+
+
 def schema_order(root, s, data):
     """data with object keys in the order the schema lists them (others after),
     the order in which gcg's grammars accept properties."""
@@ -49,7 +71,7 @@ def schema_order(root, s, data):
         props = prop_schemas(root, s, {})
         keys = [k for k in props if k in data] + [k for k in data if k not in props]
         extra = s.get("additionalProperties") if isinstance(s, dict) else None
-        return {k: schema_order(root, props.get(k, extra if isinstance(extra, dict) else {}), data[k]) for k in keys}
+        return {k: schema_order(root, props.get(k, pattern_schema(root, s, k, extra)), data[k]) for k in keys}
     if isinstance(data, list) and isinstance(s, dict):
         pre = s.get("prefixItems") or (s.get("items") if isinstance(s.get("items"), list) else [])
         rest = s.get("items") if isinstance(s.get("items"), dict) else {}

@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "regex.h"
@@ -303,26 +304,24 @@ static lens group(rx *p, gcg_buf *out, const char *any_char)
     return l;
 }
 
-/* Atom -> "." | "(" ... ")" | "[" ... "]" | "\" AtomEscape | PatternCharacter */
-static lens atom(rx *p, gcg_buf *out, const char *any_char)
+/* The code points of an atom that is one character class, its first code
+ * point c already read: "." | "[" ... "]" | "\" AtomEscape | PatternCharacter. */
+static void class_of_atom(rx *p, uint32_t c, cp_set *set)
 {
-    uint32_t c = next_cp(p);
-    cp_set set = {0};
     switch (c) {
-    case '(': return group(p, out, any_char);
-    case '[': char_class(p, &set); break;
-    case '.': cp_set_add(&set, 10, 10), cp_set_add(&set, 13, 13), cp_set_add(&set, 0x2028, 0x2029);
-              cp_set_complement(&set);
+    case '[': char_class(p, set); break;
+    case '.': cp_set_add(set, 10, 10), cp_set_add(set, 13, 13), cp_set_add(set, 0x2028, 0x2029);
+              cp_set_complement(set);
               break;
     case '\\':
         if (p->i >= p->n) {
             fail(p, GCG_ERR_FORMAT, "pattern ends after \\");
             break;
         }
-        if (class_escape(peek(p), &set))
+        if (class_escape(peek(p), set))
             p->i++;
         else
-            c = char_escape(p, false), cp_set_add(&set, c, c);
+            c = char_escape(p, false), cp_set_add(set, c, c);
         break;
     case '*': case '+': case '?':
         fail(p, GCG_ERR_FORMAT, "nothing to repeat");
@@ -330,8 +329,18 @@ static lens atom(rx *p, gcg_buf *out, const char *any_char)
     case ')': case ']':
         fail(p, GCG_ERR_FORMAT, "unbalanced %c", (char)c);
         break;
-    default: cp_set_add(&set, c, c);
+    default: cp_set_add(set, c, c);
     }
+}
+
+/* Atom -> "(" ... ")" | a character class */
+static lens atom(rx *p, gcg_buf *out, const char *any_char)
+{
+    uint32_t c = next_cp(p);
+    cp_set set = {0};
+    if (c == '(')
+        return group(p, out, any_char);
+    class_of_atom(p, c, &set);
     if (p->st == GCG_OK)
         emit_set(p, &set, out);
     cp_set_free(&set);
@@ -498,4 +507,98 @@ gcg_status gcg_regex_to_gbnf(const char *pat, size_t len, const char *any_char, 
         gcg_buf_putn(out, tmp.s, tmp.len);
     gcg_buf_free(&tmp);
     return p.st;
+}
+
+/* ---- simple patterns ------------------------------------------------------ */
+
+void gcg_regex_simple_free(gcg_regex_simple *sp)
+{
+    for (uint32_t i = 0; i < sp->n_pos; i++)
+        cp_set_free(&sp->pos[i]);
+    free(sp->pos);
+    cp_set_free(&sp->tail);
+    memset(sp, 0, sizeof *sp);
+}
+
+static bool simple_push(gcg_regex_simple *sp, cp_set *set)
+{
+    cp_set *v = realloc(sp->pos, ((size_t)sp->n_pos + 1) * sizeof *v);
+    if (!v)
+        return false;
+    sp->pos = v;
+    sp->pos[sp->n_pos++] = *set;
+    memset(set, 0, sizeof *set);
+    return true;
+}
+
+/* Terms of the simple shape: single classes, the last one may be quantified. */
+static bool simple_terms(rx *p, gcg_regex_simple *sp)
+{
+    while (!at_end(p) && peek(p) != '$') {
+        uint32_t c = next_cp(p);
+        if (c == '(' || c == '|' || c == '^' || c == '{' || c == '}')
+            return false;
+        cp_set set = {0};
+        class_of_atom(p, c, &set);
+        cp_set_normalize(&set);
+        uint32_t min, max;
+        if (p->st != GCG_OK || set.oom) {
+            cp_set_free(&set);
+            return false;
+        }
+        if (quantifier(p, &min, &max)) {
+            sp->has_tail = true, sp->tail = set, sp->min = min, sp->max = max;
+            return p->st == GCG_OK && (at_end(p) || peek(p) == '$');
+        }
+        if (!simple_push(sp, &set)) {
+            cp_set_free(&set);
+            return false;
+        }
+    }
+    return p->st == GCG_OK;
+}
+
+bool gcg_regex_simple_parse(const char *pat, size_t len, gcg_regex_simple *sp)
+{
+    char err[8];
+    rx p = {(const unsigned char *)pat, len, 0, 0, GCG_OK, err, sizeof err};
+    memset(sp, 0, sizeof *sp);
+    if (peek(&p) == '^' && p.i < p.n)
+        p.i++, sp->start = true;
+    bool ok = simple_terms(&p, sp);
+    if (ok && p.i < p.n && peek(&p) == '$')
+        p.i++, sp->end = true;
+    ok = ok && p.i == p.n && p.st == GCG_OK;
+    if (!ok)
+        gcg_regex_simple_free(sp);
+    return ok;
+}
+
+/* Whether the classes match s at offset o and what follows satisfies the
+ * tail (all of the rest when anchored at the end, else its first min). */
+static bool simple_at(const gcg_regex_simple *sp, const uint32_t *s, size_t n, size_t o)
+{
+    if (n - o < sp->n_pos)
+        return false;
+    for (uint32_t i = 0; i < sp->n_pos; i++)
+        if (!cp_set_has(&sp->pos[i], s[o + i]))
+            return false;
+    size_t at = o + sp->n_pos, run = 0, rest = n - at;
+    uint32_t min = sp->has_tail ? sp->min : 0, max = sp->has_tail ? sp->max : 0;
+    while (at + run < n && sp->has_tail && cp_set_has(&sp->tail, s[at + run]))
+        run++;
+    if (!sp->end)
+        return run >= min;
+    return run == rest && rest >= min && (max == UINT32_MAX || rest <= max);
+}
+
+bool gcg_regex_simple_matches(const gcg_regex_simple *sp, const uint32_t *s, size_t n)
+{
+    for (size_t o = 0; o <= n; o++) {
+        if (simple_at(sp, s, n, o))
+            return true;
+        if (sp->start)
+            break;
+    }
+    return false;
 }

@@ -22,6 +22,7 @@
 #include "compile_limits.h"
 #include "gcg.h"
 #include "schema_buf.h"
+#include "schema_charset.h"
 
 #define GCG_REGEX_MAX_REPEAT GCG_DEFAULT_MAX_REPEAT /* the grammar's {m,n} limit */
 #define GCG_REGEX_MAX_DEPTH 200u      /* nesting of groups                */
@@ -37,5 +38,25 @@
  * bound beside the pattern is implied by it. */
 gcg_status gcg_regex_to_gbnf(const char *pat, size_t len, const char *any_char, gcg_buf *out, char *err,
                              size_t err_len, uint64_t *min_len, uint64_t *max_len);
+
+/* A pattern of the shape ^? A1 .. Ak B{m,n}? $? where every A and B is one
+ * character class (a character, an escape, [...] or .): the shape a schema
+ * converter can test names against and complement (patternProperties). */
+typedef struct gcg_regex_simple {
+    bool start, end;        /* anchored by ^, by $                         */
+    uint32_t n_pos;
+    cp_set *pos;            /* A1 .. Ak, each matching one character       */
+    bool has_tail;
+    cp_set tail;            /* B                                           */
+    uint32_t min, max;      /* B's bounds; max UINT32_MAX: none            */
+} gcg_regex_simple;
+
+/* Parses pat into *sp when it has the simple shape (true); false otherwise
+ * (then *sp holds nothing to free). */
+bool gcg_regex_simple_parse(const char *pat, size_t len, gcg_regex_simple *sp);
+void gcg_regex_simple_free(gcg_regex_simple *sp);
+/* Whether the pattern matches the string of code points s[0..n), with
+ * ECMAScript search semantics (anywhere unless anchored). */
+bool gcg_regex_simple_matches(const gcg_regex_simple *sp, const uint32_t *s, size_t n);
 
 #endif /* GCG_REGEX_H */

@@ -62,6 +62,17 @@ typedef struct sx_decl { const char *name; size_t slot; } sx_decl;
 sx_decl sx_declare(sctx *c, const char *base, const char *suffix);
 void sx_define(sctx *c, sx_decl d, const char *body);
 
+/* The keys a simple pattern does not match (schema_pattern.c). */
+typedef enum sx_complement {
+    SX_COMPLEMENT_UNSUPPORTED, /* a shape the complement is not written for     */
+    SX_COMPLEMENT_EMPTY,       /* the pattern matches every string              */
+    SX_COMPLEMENT_SOME         /* written: a GBNF expression over string content */
+} sx_complement;
+struct gcg_regex_simple;
+sx_complement sx_pattern_complement(const struct gcg_regex_simple *sp, gcg_buf *out);
+/* Whether the pattern matches `name` (UTF-8): 1, 0, or -1 out of memory. */
+int sx_pattern_matches(const struct gcg_regex_simple *sp, const char *name);
+
 /* The name the rule for `ptr` has or will have. */
 char *sx_rule_name_for(const char *ptr);
 

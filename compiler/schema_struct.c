@@ -225,6 +225,65 @@ static bool separated(sctx *c, const char *ptr, const char *item, uint64_t min, 
 
 typedef struct member { const char *name; const char *value; bool required; } member;
 
+/* "\"" key "\"" ":" value, the key a GBNF expression over string content. */
+static void key_value(gcg_buf *kv, const char *key, const char *val)
+{
+    if (kv->len)
+        gcg_buf_puts(kv, " | ");
+    gcg_buf_printf(kv, "\"\\\"\" %s \"\\\"\" " SX_WS " \":\" " SX_WS " %s" TRAIL, key, val);
+}
+
+/* One pattern P with value schema S beside additional properties (or beside
+ * named properties none of which P matches): members whose key P matches
+ * take S, the others the additional schema, and the keys P does not match
+ * are P's complement (simple patterns only, regex.h). Returns 0 when this
+ * case does not apply (the caller refuses), else 1 + whether any additional
+ * member is allowed. */
+static int one_pattern(sctx *c, json_t *s, const char *ptr, json_t *names, json_t *addl, gcg_buf *kv)
+{
+    json_t *pp = json_object_get(s, "patternProperties");
+    const char *pat = json_object_iter_key(json_object_iter(pp));
+    json_t *val = json_object_iter_value(json_object_iter(pp));
+    bool named = json_array_size(names) > 0, closed = json_is_false(addl);
+    if (json_object_size(pp) != 1 || json_object_get(s, "propertyNames") || (!named && closed) || (named && !closed))
+        return 0;
+    gcg_regex_simple sp;
+    if (!gcg_regex_simple_parse(pat, strlen(pat), &sp))
+        return 0;
+    size_t i;
+    json_t *n;
+    int hit = 0;
+    json_array_foreach(names, i, n) if (hit == 0) hit = sx_pattern_matches(&sp, json_string_value(n));
+    gcg_buf comp = {0};
+    sx_complement cm = closed ? SX_COMPLEMENT_EMPTY : sx_pattern_complement(&sp, &comp);
+    gcg_regex_simple_free(&sp);
+    if (hit != 0 || cm == SX_COMPLEMENT_UNSUPPORTED) {
+        gcg_buf_free(&comp);
+        if (hit < 0)
+            sx_error(c, GCG_ERR_NOMEM, ptr, "out of memory");
+        return 0;
+    }
+    char *p = sx_ptr(ptr, "patternProperties"), *vp = p ? sx_ptr(p, pat) : NULL;
+    gcg_buf key = {0};
+    char err[300];
+    gcg_status st = gcg_regex_to_gbnf(pat, strlen(pat), SX_CHAR, &key, err, sizeof err, NULL, NULL);
+    if (st != GCG_OK)
+        sx_error(c, st, p, "%s", err);
+    const char *v = st != GCG_OK || json_is_false(val) ? NULL : sx_rule(c, val, vp ? vp : ptr);
+    if (v && !key.oom)
+        key_value(kv, key.s, v);
+    if (cm == SX_COMPLEMENT_SOME) {
+        char *ap = sx_ptr(ptr, "additionalProperties");
+        const char *av = !addl || json_is_true(addl) ? SX_VALUE : sx_rule(c, addl, ap);
+        if (av && !comp.oom)
+            key_value(kv, comp.s, av);
+        free(ap);
+    }
+    free(p), free(vp);
+    gcg_buf_free(&key), gcg_buf_free(&comp);
+    return 1 + (kv->len > 0);
+}
+
 /* Key and value of the additional members into *kv; false when none are allowed. */
 static bool additional(sctx *c, json_t *s, const char *ptr, json_t *names, const char *base, gcg_buf *kv)
 {
@@ -233,6 +292,9 @@ static bool additional(sctx *c, json_t *s, const char *ptr, json_t *names, const
         addl = json_object_get(s, "unevaluatedProperties");
     json_t *pp = json_object_get(s, "patternProperties"), *pn = json_object_get(s, "propertyNames");
     bool has_pp = json_is_object(pp) && json_object_size(pp) > 0;
+    int one = has_pp ? one_pattern(c, s, ptr, names, addl, kv) : 0;
+    if (one)
+        return one == 2;
     if (has_pp) {
         /* exactly supported: no named properties and nothing else additional */
         const char *k;
@@ -242,7 +304,8 @@ static bool additional(sctx *c, json_t *s, const char *ptr, json_t *names, const
         if (json_array_size(names) > 0 || !json_is_false(addl) || !same || pn) {
             char *p = sx_ptr(ptr, "patternProperties");
             sx_unsupported(c, p, "patternProperties",
-                           "supported only alone: no properties, additionalProperties false, one value schema");
+                           "supported with one simple pattern (classes, the last one repeated, ^ and $), "
+                           "or alone: no properties, additionalProperties false, one value schema");
             free(p);
             return false;
         }

@@ -280,6 +280,142 @@ START_TEST(random_patterns)
 }
 END_TEST
 
+/* ---- patternProperties: a simple pattern and its complement --------------- */
+
+/* One class for a simple pattern: a literal, ".", or a (negated) class. */
+static node *gen_class(char *out)
+{
+    int saved = n_pool;
+    for (;;) {
+        char tmp[64] = "";
+        node *n = gen(4, tmp); /* depth 4: a literal or a class, never a group */
+        if (n->k == N_SET) {
+            strcat(out, tmp);
+            return n;
+        }
+        n_pool = saved;
+    }
+}
+
+static gcg_artifact *compile_schema(const char *schema)
+{
+    char *g = NULL, *m = NULL;
+    gcg_status st = gcgc_schema_to_gbnf(schema, strlen(schema), NULL, &g, &m);
+    ck_assert_msg(st == GCG_OK, "%s: %s", schema, m ? m : "");
+    free(m);
+    gcgc_options o;
+    gcgc_options_default(&o);
+    o.no_automaton = true;
+    gcgc_result *r;
+    ck_assert_int_eq(gcgc_compile(NULL, g, strlen(g), &o, &r), GCG_OK);
+    free(g);
+    size_t n;
+    const uint8_t *b = gcgc_result_artifact(r, &n);
+    gcg_artifact *a;
+    ck_assert_int_eq(gcg_artifact_open_memory(b, n, &a, NULL), GCG_OK);
+    gcgc_result_free(r);
+    return a;
+}
+
+/* Random simple patterns (^? classes, the last one maybe repeated, $?) as
+ * patternProperties with integer values beside any additional property:
+ * for every key over the alphabet up to length 4, {"key": 1} is an instance
+ * and {"key": "x"} is one iff the reference finds no match in the key, so
+ * the grammar's keys outside the pattern are exactly its complement. */
+START_TEST(pattern_properties_complement)
+{
+    srand(11);
+    unsigned compared = 0, shapes = 0;
+    for (int p = 0; p < 150; p++) {
+        n_pool = 0;
+        char pat[512] = "";
+        bool bol = rand() % 3 != 0, eol = rand() % 2;
+        int k = bol ? rand() % 3 : 0;
+        if (bol)
+            strcat(pat, "^");
+        node *root = bol ? mk(N_BOL) : mk(N_EMPTY);
+        for (int i = 0; i < k; i++) {
+            node *c = mk(N_CAT);
+            c->a = root, c->b = gen_class(pat), root = c;
+        }
+        if (k == 0 || rand() % 3) { /* the repeated last class */
+            static const char *const q[] = {"*", "+", "?", "{2}", "{1,2}", "{2,}", "{0,3}"};
+            static const int qmin[] = {0, 1, 0, 2, 1, 2, 0}, qmax[] = {-1, -1, 1, 2, 2, -1, 3};
+            int i = rand() % 7;
+            node *r = mk(N_REP);
+            r->a = gen_class(pat);
+            strcat(pat, q[i]);
+            r->min = qmin[i], r->max = qmax[i];
+            node *c = mk(N_CAT);
+            c->a = root, c->b = r, root = c;
+        }
+        if (eol) {
+            strcat(pat, "$");
+            node *c = mk(N_CAT);
+            c->a = root, c->b = mk(N_EOL), root = c;
+        }
+        char schema[1024];
+        snprintf(schema, sizeof schema,
+                 "{\"type\":\"object\",\"patternProperties\":{\"%s\":{\"type\":\"integer\"}}}", pat);
+        gcg_artifact *a = compile_schema(schema);
+        shapes++;
+        char s[8];
+        for (int len = 0; len <= 4; len++) {
+            int total = 1;
+            for (int i = 0; i < len; i++)
+                total *= 3;
+            for (int x = 0; x < total; x++) {
+                int v = x;
+                for (int i = 0; i < len; i++)
+                    s[i] = ALPHA[v % 3], v /= 3;
+                s[len] = 0;
+                bool match = ref_search(root, s);
+                char q[64], inst[128];
+                json_quote(s, q, false);
+                snprintf(inst, sizeof inst, "{%s: 1}", q);
+                ck_assert_msg(accepts(a, inst), "pattern %s: %s rejected", pat, inst);
+                snprintf(inst, sizeof inst, "{%s: \"x\"}", q);
+                ck_assert_msg(accepts(a, inst) == !match, "pattern %s on key %s: grammar %d, reference %d", pat,
+                              q, accepts(a, inst), !match);
+                compared++;
+            }
+        }
+        gcg_artifact_free(a);
+    }
+    ck_assert_uint_eq(shapes, 150);
+    ck_assert_uint_eq(compared, 150u * 121u);
+}
+END_TEST
+
+/* A pattern beside named properties: allowed when additionalProperties is
+ * false and no name matches it (its keys then never meet a name); refused
+ * when a name matches (the value would need both schemas) or when other
+ * keys are allowed too (they would have to leave out the names). */
+START_TEST(pattern_properties_with_names)
+{
+    gcg_artifact *a = compile_schema("{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"}},"
+                                     "\"patternProperties\":{\"^[1-5][0-9]{2}$\":{\"type\":\"integer\"}},"
+                                     "\"additionalProperties\":false}");
+    ck_assert(accepts(a, "{\"id\": \"x\", \"404\": 1}"));
+    ck_assert(accepts(a, "{\"500\": 2}"));
+    ck_assert(!accepts(a, "{\"404\": \"x\"}"));
+    ck_assert(!accepts(a, "{\"600\": 1}"));
+    ck_assert(!accepts(a, "{\"id\": 1}"));
+    gcg_artifact_free(a);
+    static const char *const refused[] = {
+        "{\"properties\":{\"ab\":{}},\"patternProperties\":{\"^a\":{}},\"additionalProperties\":false}",
+        "{\"properties\":{\"x\":{}},\"patternProperties\":{\"^a\":{\"type\":\"integer\"}}}",
+        "{\"patternProperties\":{\"^(ab)+$\":{\"type\":\"integer\"}}}",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        char *g = NULL, *m = NULL;
+        ck_assert_int_ne(gcgc_schema_to_gbnf(refused[i], strlen(refused[i]), NULL, &g, &m), GCG_OK);
+        ck_assert_msg(m && strstr(m, "patternProperties"), "%s: %s", refused[i], m ? m : "");
+        free(g), free(m);
+    }
+}
+END_TEST
+
 static void fixed(const char *pat, const char *const *yes, const char *const *no)
 {
     char *err = NULL;
@@ -343,6 +479,8 @@ int main(void)
     TCase *tc = tcase_create("regex");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, random_patterns);
+    tcase_add_test(tc, pattern_properties_complement);
+    tcase_add_test(tc, pattern_properties_with_names);
     tcase_add_test(tc, escapes_and_classes);
     tcase_add_test(tc, errors);
     suite_add_tcase(s, tc);
