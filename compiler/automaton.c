@@ -145,7 +145,8 @@ static bool d_summarize(ctx *c, const uint32_t *cfgs, uint32_t n)
         if (cf[2] == 0 && (!gcg_vec_push(&c->scratch, cf[1]) || !gcg_vec_push(&c->scratch, depth)))
             return false;
     }
-    qsort(c->scratch.v, c->scratch.n / 2, 2 * sizeof *c->scratch.v, cmp_pair);
+    if (c->scratch.n) /* qsort of nothing may not be handed NULL */
+        qsort(c->scratch.v, c->scratch.n / 2, 2 * sizeof *c->scratch.v, cmp_pair);
     bool ok = gcg_vec_push(&c->d_moving, least) && gcg_vec_push(&c->d_reads_start, c->d_reads.n);
     uint32_t first = c->d_reads.n;
     for (uint32_t i = 0; i < c->scratch.n && ok; i += 2)
