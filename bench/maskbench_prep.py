@@ -29,16 +29,27 @@ def resolve(root, s, depth=0):
     return s
 
 
-def prop_schemas(root, s, out, depth=0):
-    """Property name -> subschema, in schema order, through $ref and combinators."""
+def prop_schemas(root, s, out, depth=0, keys=None):
+    """Property name -> subschema, in schema order, through $ref and combinators.
+    With the instance's keys, an anyOf/oneOf contributes its first branch
+    whose properties hold them all (the branch the instance follows, whose
+    order the grammar asks for); without one, every branch."""
     s = resolve(root, s)
     if not isinstance(s, dict) or depth > 20:
         return out
     for k, v in (s.get("properties") or {}).items():
         out.setdefault(k, v)
-    for kw in ("allOf", "anyOf", "oneOf"):
-        for b in s.get(kw) or []:
-            prop_schemas(root, b, out, depth + 1)
+    for b in s.get("allOf") or []:
+        prop_schemas(root, b, out, depth + 1, keys)
+    for kw in ("anyOf", "oneOf"):
+        branches = s.get(kw) or []
+        chosen = None
+        for b in branches if keys is not None else []:
+            if set(keys) <= set(prop_schemas(root, b, dict(out), depth + 1, keys)):
+                chosen = b
+                break
+        for b in [chosen] if chosen is not None else branches:
+            prop_schemas(root, b, out, depth + 1, keys)
     return out
 
 
@@ -68,7 +79,7 @@ def schema_order(root, s, data):
     the order in which gcg's grammars accept properties."""
     s = resolve(root, s)
     if isinstance(data, dict):
-        props = prop_schemas(root, s, {})
+        props = prop_schemas(root, s, {}, 0, list(data))
         keys = [k for k in props if k in data] + [k for k in data if k not in props]
         extra = s.get("additionalProperties") if isinstance(s, dict) else None
         return {k: schema_order(root, props.get(k, pattern_schema(root, s, k, extra)), data[k]) for k in keys}
