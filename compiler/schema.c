@@ -662,27 +662,53 @@ static bool values_disjoint(json_t *x, json_t *y)
     return d;
 }
 
-/* Objects told apart by a property both require whose value sets differ. */
+/* Whether object schema f (flattened) rejects every object with member n:
+ * its schema for n is false, or n is not among its properties and nothing
+ * else is allowed (additionalProperties false, no patternProperties). */
+static bool forbids(json_t *f, const char *n)
+{
+    json_t *pv = json_object_get(json_object_get(f, "properties"), n);
+    if (pv)
+        return json_is_false(pv);
+    json_t *pp = json_object_get(f, "patternProperties");
+    return json_is_false(json_object_get(f, "additionalProperties")) && json_object_size(pp) == 0;
+}
+
+/* Whether no value satisfies both x and y: disjoint value sets or types. */
+static bool member_values_disjoint(sctx *c, json_t *x, json_t *y)
+{
+    json_t *va = value_set(x), *vb = va ? value_set(y) : NULL;
+    bool d = va && vb && values_disjoint(va, vb);
+    json_decref(va);
+    json_decref(vb);
+    return d || (x && y && !(possible_types(c, x, 0) & possible_types(c, y, 0)));
+}
+
+/* Objects fa requires a member of that fb cannot have: fb forbids the name,
+ * or both require it with values that cannot meet. */
+static bool required_apart(sctx *c, json_t *fa, json_t *fb)
+{
+    json_t *pa = json_object_get(fa, "properties"), *pb = json_object_get(fb, "properties");
+    json_t *ra = json_object_get(fa, "required"), *rb = json_object_get(fb, "required");
+    size_t i;
+    json_t *name;
+    json_array_foreach(ra, i, name) {
+        if (!json_is_string(name))
+            continue;
+        const char *n = json_string_value(name);
+        if (forbids(fb, n))
+            return true;
+        if (names_have(rb, name) && member_values_disjoint(c, json_object_get(pa, n), json_object_get(pb, n)))
+            return true;
+    }
+    return false;
+}
+
+/* Objects told apart by their required members (see required_apart). */
 static bool discriminated(sctx *c, json_t *a, json_t *b, const char *ptr)
 {
     json_t *fa = flatten(c, a, ptr), *fb = fa ? flatten(c, b, ptr) : NULL;
-    bool ok = false;
-    if (json_is_object(fa) && json_is_object(fb)) {
-        json_t *pa = json_object_get(fa, "properties"), *pb = json_object_get(fb, "properties");
-        json_t *ra = json_object_get(fa, "required"), *rb = json_object_get(fb, "required");
-        size_t i;
-        json_t *name;
-        json_array_foreach(ra, i, name) {
-            if (!json_is_string(name))
-                continue;
-            const char *n = json_string_value(name);
-            json_t *va = names_have(rb, name) ? value_set(json_object_get(pa, n)) : NULL;
-            json_t *vb = va ? value_set(json_object_get(pb, n)) : NULL;
-            ok |= va && vb && values_disjoint(va, vb);
-            json_decref(va);
-            json_decref(vb);
-        }
-    }
+    bool ok = json_is_object(fa) && json_is_object(fb) && (required_apart(c, fa, fb) || required_apart(c, fb, fa));
     json_decref(fa);
     json_decref(fb);
     return ok;
@@ -891,6 +917,47 @@ static void enumeration(sctx *c, json_t *s, const char *ptr, unsigned types, gcg
     json_decref(vals);
 }
 
+/* A schema with enum or const allows only those values: each is checked
+ * against the whole schema (not, oneOf, properties... included) and the
+ * valid ones are the grammar. False when some check is undecided (the
+ * caller then goes on as for any schema). */
+static bool finite_values(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
+{
+    json_t *vals = value_set(s), *en = json_object_get(s, "enum");
+    if (json_object_get(s, "const") && json_is_array(en)) {
+        json_t *m = merge_enum(vals, en);
+        json_decref(vals);
+        vals = m;
+    }
+    if (!json_is_array(vals)) {
+        json_decref(vals);
+        return false;
+    }
+    json_t *keep = json_array();
+    size_t i;
+    json_t *v;
+    int r = 1;
+    json_array_foreach(vals, i, v) {
+        if ((r = sx_value_valid(c, s, v)) < 0)
+            break;
+        if (r)
+            json_array_append(keep, v);
+    }
+    json_decref(vals);
+    if (r >= 0 && json_array_size(keep) == 0)
+        sx_error(c, GCG_ERR_FORMAT, ptr, "no value of enum/const satisfies the schema: no instance is valid");
+    bool first = true;
+    json_array_foreach(keep, i, v) {
+        if (r < 0)
+            break;
+        gcg_buf_puts(out, first ? "" : " | ");
+        sx_literal(c, v, out);
+        first = false;
+    }
+    json_decref(keep);
+    return r >= 0;
+}
+
 /* The alternatives for each allowed type. */
 static void typed(sctx *c, json_t *s, const char *ptr, unsigned types, gcg_buf *out)
 {
@@ -943,6 +1010,11 @@ static void body(sctx *c, json_t *s0, const char *ptr, gcg_buf *out)
     json_t *s = flatten(c, s0, ptr);
     if (!s)
         return;
+    if (json_is_object(s) && (json_object_get(s, "enum") || json_object_get(s, "const")) &&
+        finite_values(c, s, ptr, out)) {
+        json_decref(s);
+        return;
+    }
     if (json_is_boolean(s) || !check_unenforced(c, s, ptr)) {
         if (json_is_boolean(s))
             body(c, s, ptr, out);

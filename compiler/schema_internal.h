@@ -73,6 +73,10 @@ sx_complement sx_pattern_complement(const struct gcg_regex_simple *sp, gcg_buf *
 /* Whether the pattern matches `name` (UTF-8): 1, 0, or -1 out of memory. */
 int sx_pattern_matches(const struct gcg_regex_simple *sp, const char *name);
 
+/* Whether value v satisfies schema s: 1, 0, or -1 when s uses a keyword
+ * this does not decide (schema_value.c). */
+int sx_value_valid(sctx *c, json_t *s, json_t *v);
+
 /* The name the rule for `ptr` has or will have. */
 char *sx_rule_name_for(const char *ptr);
 

@@ -129,6 +129,21 @@ START_TEST(enum_const)
 }
 END_TEST
 
+/* Beside enum or const, every keyword is decided on the values themselves. */
+START_TEST(enum_checked_against_the_schema)
+{
+    check_root("{\"allOf\":[{\"enum\":[3,4,\"a\"]},{\"not\":{\"oneOf\":[{\"type\":\"integer\"},{\"minimum\":4}]}}]}",
+               "root-value ::= \"4\" ( \".\" \"0\"+ )?");
+    check_root("{\"enum\":[{\"a\":1},{\"a\":\"x\"},{\"b\":2}],\"properties\":{\"a\":{\"type\":\"integer\"}},"
+               "\"required\":[\"a\"]}",
+               "root-value ::= ( \"{\" ws \"\\\"a\\\"\" ws \":\" ws \"1\" ( \".\" \"0\"+ )? ws \"}\" )");
+    check_sets("{\"enum\":[[1,1],[1,2],[\"aa\"],[\"abc\"]],\"uniqueItems\":true,\"items\":{\"maxLength\":2}}",
+               V("[1, 2]", "[\"aa\"]"), V("[1, 1]", "[\"abc\"]"));
+    check_sets("{\"enum\":[\"ab\",\"b1\",\"1\"],\"pattern\":\"^[a-z]\"}", V("\"ab\"", "\"b1\""), V("\"1\""));
+    check_error("{\"const\":2,\"not\":{\"type\":\"integer\"}}", GCG_ERR_FORMAT, "no value of enum/const", NULL);
+}
+END_TEST
+
 START_TEST(objects)
 {
     const char *s = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"string\"}},"
@@ -420,6 +435,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, types);
     tcase_add_test(tc, enum_const);
+    tcase_add_test(tc, enum_checked_against_the_schema);
     tcase_add_test(tc, objects);
     tcase_add_test(tc, object_grammar_exact);
     tcase_add_test(tc, arrays);
