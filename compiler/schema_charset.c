@@ -74,6 +74,23 @@ void cp_set_complement(cp_set *s)
     *s = c;
 }
 
+uint32_t cp_next_utf8(const unsigned char *s, size_t *i)
+{
+    uint32_t b = s[*i], c, need;
+    if (b < 0x80)
+        c = b, need = 0;
+    else if ((b & 0xE0) == 0xC0)
+        c = b & 0x1F, need = 1;
+    else if ((b & 0xF0) == 0xE0)
+        c = b & 0x0F, need = 2;
+    else
+        c = b & 0x07, need = 3;
+    (*i)++;
+    for (uint32_t k = 0; k < need && s[*i]; k++)
+        c = c << 6 | (s[(*i)++] & 0x3F);
+    return c;
+}
+
 bool cp_set_has(const cp_set *s, uint32_t c)
 {
     for (uint32_t i = 0; i < s->n; i++)

@@ -38,6 +38,10 @@ void cp_set_normalize(cp_set *s);
 /* Replaces s by its complement in [0, CP_MAX] (normalizes first). */
 void cp_set_complement(cp_set *s);
 bool cp_set_has(const cp_set *s, uint32_t c);
+
+/* The code point of the valid UTF-8 (as jansson holds strings) at s[*i],
+ * advancing *i past it. */
+uint32_t cp_next_utf8(const unsigned char *s, size_t *i);
 bool cp_set_empty(const cp_set *s);
 
 /* Appends a GBNF expression matching one JSON-string character with a value

@@ -97,21 +97,13 @@ static bool from_class(const gcg_regex_simple *sp, uint32_t i, gcg_buf *out)
         return true;
     }
     gcg_buf_puts(out, "( \"\"");
-    gcg_buf tmp = {0};
-    if (unit(&sp->pos[i], true, &tmp))
-        gcg_buf_printf(out, " | %s " SX_CHAR "*", tmp.s);
-    tmp.len = 0;
-    if (tmp.s)
-        tmp.s[0] = 0;
-    if (unit(&sp->pos[i], false, &tmp)) {
-        gcg_buf rest = {0};
-        if (from_class(sp, i + 1, &rest))
-            gcg_buf_printf(out, " | %s %s", tmp.s, rest.s);
-        out->oom |= rest.oom;
-        gcg_buf_free(&rest);
-    }
-    out->oom |= tmp.oom;
-    gcg_buf_free(&tmp);
+    gcg_buf miss = {0}, hit = {0}, rest = {0};
+    if (unit(&sp->pos[i], true, &miss))
+        gcg_buf_printf(out, " | %s " SX_CHAR "*", miss.s);
+    if (unit(&sp->pos[i], false, &hit) && from_class(sp, i + 1, &rest))
+        gcg_buf_printf(out, " | %s %s", hit.s, rest.s);
+    out->oom |= miss.oom || hit.oom || rest.oom;
+    gcg_buf_free(&miss), gcg_buf_free(&hit), gcg_buf_free(&rest);
     gcg_buf_puts(out, " )");
     return true;
 }
@@ -161,21 +153,13 @@ sx_complement sx_pattern_complement(const gcg_regex_simple *sp, gcg_buf *out)
     return some ? SX_COMPLEMENT_SOME : SX_COMPLEMENT_EMPTY;
 }
 
-/* Decodes UTF-8 (as jansson holds it: valid) into code points. */
+/* Decodes a UTF-8 name into code points. */
 static uint32_t *decode(const char *s, size_t *n)
 {
     size_t len = strlen(s), k = 0;
     uint32_t *cps = malloc((len + 1) * sizeof *cps);
-    if (!cps)
-        return NULL;
-    for (size_t i = 0; i < len;) {
-        unsigned char b = (unsigned char)s[i];
-        uint32_t need = b < 0x80 ? 0 : b < 0xE0 ? 1 : b < 0xF0 ? 2 : 3;
-        uint32_t c = need == 0 ? b : b & (0x3F >> need);
-        for (i++; need-- > 0 && i < len; i++)
-            c = c << 6 | ((unsigned char)s[i] & 0x3F);
-        cps[k++] = c;
-    }
+    for (size_t i = 0; cps && i < len;)
+        cps[k++] = cp_next_utf8((const unsigned char *)s, &i);
     *n = k;
     return cps;
 }

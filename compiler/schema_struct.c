@@ -48,28 +48,11 @@ static void trie_free(trie *t)
     free(t);
 }
 
-static uint32_t next_cp(const unsigned char *s, size_t *i)
-{
-    uint32_t b = s[*i], c, need;
-    if (b < 0x80)
-        c = b, need = 0;
-    else if ((b & 0xE0) == 0xC0)
-        c = b & 0x1F, need = 1;
-    else if ((b & 0xF0) == 0xE0)
-        c = b & 0x0F, need = 2;
-    else
-        c = b & 0x07, need = 3;
-    (*i)++;
-    for (uint32_t k = 0; k < need && s[*i]; k++)
-        c = c << 6 | (s[(*i)++] & 0x3F);
-    return c;
-}
-
 static bool trie_add(trie *t, const char *name)
 {
     const unsigned char *s = (const unsigned char *)name;
     for (size_t i = 0; s[i];) {
-        uint32_t c = next_cp(s, &i), k;
+        uint32_t c = cp_next_utf8(s, &i), k;
         for (k = 0; k < t->n && t->cp[k] != c; k++)
             ;
         if (k == t->n) {

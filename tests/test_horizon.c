@@ -42,6 +42,27 @@ static const char *const multi[] = {"aa", "ab", "abc", "aaaa", "aaaaaa", "ba", "
                                     "\",\"", "\\u00", "\\n", "0123", "12", "xa", "xab,", "a,", "ab\",", "b!",
                                     "((", "))", "ab)", "\":1", "  ", "b]", "\"}", ".", "x"};
 
+/* A vocabulary of n tokens (the last one EOS, special, no bytes) and total
+ * bytes, to be filled; vocab_done ends the last token at `at`. */
+static void vocab_alloc(gcg_vocab *v, uint32_t n, uint32_t total)
+{
+    memset(v, 0, sizeof *v);
+    v->n_tokens = n;
+    v->offsets = malloc(((size_t)n + 1) * sizeof *v->offsets);
+    v->bytes = malloc(total + 1);
+    v->flags = calloc(n + 1, 1);
+    ck_assert(v->offsets && v->bytes && v->flags);
+}
+
+static void vocab_done(gcg_vocab *v, uint32_t at)
+{
+    uint32_t eos = v->n_tokens - 1;
+    v->offsets[eos] = at;
+    v->flags[eos] = GCG_TOKEN_SPECIAL;
+    v->offsets[v->n_tokens] = at;
+    ck_assert_int_eq(gcg_vocab_set_eos(v, &eos, 1, NULL), GCG_OK);
+}
+
 static void vocab_make(gcg_vocab *v)
 {
     static const char singles[] = "abcxz0123456789\"\\,.:;[](){}! tnu";
@@ -49,12 +70,7 @@ static void vocab_make(gcg_vocab *v)
     uint32_t n = n_single + n_multi + 1, total = n_single;
     for (uint32_t i = 0; i < n_multi; i++)
         total += (uint32_t)strlen(multi[i]);
-    memset(v, 0, sizeof *v);
-    v->n_tokens = n;
-    v->offsets = malloc(((size_t)n + 1) * sizeof *v->offsets);
-    v->bytes = malloc(total + 1);
-    v->flags = calloc(n + 1, 1);
-    ck_assert(v->offsets && v->bytes && v->flags);
+    vocab_alloc(v, n, total);
     uint32_t at = 0, id = 0;
     for (uint32_t i = 0; i < n_single; i++)
         v->offsets[id++] = at, v->bytes[at++] = (uint8_t)singles[i];
@@ -63,14 +79,10 @@ static void vocab_make(gcg_vocab *v)
         memcpy(v->bytes + at, multi[i], strlen(multi[i]));
         at += (uint32_t)strlen(multi[i]);
     }
-    v->offsets[id] = at; /* the last token: EOS, no bytes */
-    v->flags[id] = GCG_TOKEN_SPECIAL;
-    v->offsets[n] = at;
-    uint32_t eos = id;
-    ck_assert_int_eq(gcg_vocab_set_eos(v, &eos, 1, NULL), GCG_OK);
+    vocab_done(v, at);
 }
 
-static uint8_t *compile(const char *src, const gcg_vocab *v, bool no_shared, size_t *size, uint32_t *shared)
+static uint8_t *compile(const char *src, const gcg_vocab *v, bool no_shared, size_t *size, gcg_compile_stats *stats)
 {
     gcg_compile_options opt = {0};
     opt.vocab = v;
@@ -78,13 +90,11 @@ static uint8_t *compile(const char *src, const gcg_vocab *v, bool no_shared, siz
     gcg_diag d;
     gcg_diag_init(&d, "t.gbnf");
     uint8_t *bytes = NULL;
-    gcg_compile_stats stats = {0};
-    gcg_status st = gcg_compile(src, strlen(src), &opt, false, &bytes, size, &stats, &d);
+    gcg_status st = gcg_compile(src, strlen(src), &opt, false, &bytes, size, stats, &d);
     if (st != GCG_OK)
         gcg_diag_print(&d, stderr);
     ck_assert_int_eq(st, GCG_OK);
     gcg_diag_free(&d);
-    *shared = stats.walks_shared;
     return bytes;
 }
 
@@ -129,11 +139,11 @@ START_TEST(shared_walks_change_nothing)
     vocab_make(&v);
     const char *src = grammars[_i];
     size_t n_shared = 0, n_plain = 0;
-    uint32_t shared = 0, none = 0;
-    uint8_t *a = compile(src, &v, false, &n_shared, &shared);
-    uint8_t *b = compile(src, &v, true, &n_plain, &none);
-    ck_assert_uint_eq(none, 0);
-    ck_assert_msg(shared > 0, "no walk shared for %s", src);
+    gcg_compile_stats with, without;
+    uint8_t *a = compile(src, &v, false, &n_shared, &with);
+    uint8_t *b = compile(src, &v, true, &n_plain, &without);
+    ck_assert_uint_eq(without.walks_shared, 0);
+    ck_assert_msg(with.walks_shared > 0, "no walk shared for %s", src);
     ck_assert_uint_eq(n_shared, n_plain);
     ck_assert_msg(memcmp(a, b, n_plain) == 0, "the artifacts differ for %s", src);
     walks_match_brute_force(a, n_shared, src);
@@ -150,10 +160,10 @@ START_TEST(short_chain_same_artifact)
     gcg_vocab v;
     vocab_make(&v);
     size_t n1 = 0, n2 = 0;
-    uint32_t shared = 0, none = 0;
-    uint8_t *a = compile("root ::= [a-c]{0,5} \"!\"\n", &v, false, &n1, &shared);
-    uint8_t *b = compile("root ::= [a-c]{0,5} \"!\"\n", &v, true, &n2, &none);
-    ck_assert_uint_eq(none, 0);
+    gcg_compile_stats with, without;
+    uint8_t *a = compile("root ::= [a-c]{0,5} \"!\"\n", &v, false, &n1, &with);
+    uint8_t *b = compile("root ::= [a-c]{0,5} \"!\"\n", &v, true, &n2, &without);
+    ck_assert_uint_eq(without.walks_shared, 0);
     ck_assert_uint_eq(n1, n2);
     ck_assert(memcmp(a, b, n1) == 0);
     free(a), free(b);
@@ -165,13 +175,8 @@ END_TEST
  * under each letter has 1 + 4 + 16 + 64 = 85 nodes, enough to be shared. */
 static void vocab_letters(gcg_vocab *v)
 {
-    uint32_t n = 1 + 4 + 16 + 64 + 256 + 1, total = 1 + 4 + 2 * 16 + 3 * 64 + 4 * 256, at = 0, id = 0;
-    memset(v, 0, sizeof *v);
-    v->n_tokens = n;
-    v->offsets = malloc(((size_t)n + 1) * sizeof *v->offsets);
-    v->bytes = malloc(total + 1);
-    v->flags = calloc(n + 1, 1);
-    ck_assert(v->offsets && v->bytes && v->flags);
+    uint32_t at = 0, id = 0;
+    vocab_alloc(v, 1 + 4 + 16 + 64 + 256 + 1, 1 + 4 + 2 * 16 + 3 * 64 + 4 * 256);
     v->offsets[id++] = at, v->bytes[at++] = '"';
     for (uint32_t len = 1; len <= 4; len++)
         for (uint32_t x = 0; x < (1u << (2 * len)); x++) {
@@ -179,11 +184,7 @@ static void vocab_letters(gcg_vocab *v)
             for (uint32_t k = 0; k < len; k++)
                 v->bytes[at++] = (uint8_t)('a' + ((x >> (2 * k)) & 3));
         }
-    v->offsets[id] = at;
-    v->flags[id] = GCG_TOKEN_SPECIAL;
-    v->offsets[n] = at;
-    uint32_t eos = id;
-    ck_assert_int_eq(gcg_vocab_set_eos(v, &eos, 1, NULL), GCG_OK);
+    vocab_done(v, at);
 }
 
 /* The string body is walked once. States: before the quote, after it (the
@@ -200,19 +201,13 @@ START_TEST(string_body_walked_once)
     gcg_vocab v;
     vocab_letters(&v);
     const char *src = "root ::= \"\\\"\" [a-d]* \"\\\"\"\n";
-    gcg_compile_options opt = {0};
-    opt.vocab = &v;
-    gcg_diag d;
-    gcg_diag_init(&d, "t.gbnf");
-    uint8_t *bytes = NULL;
     size_t size = 0;
-    gcg_compile_stats stats = {0};
-    ck_assert_int_eq(gcg_compile(src, strlen(src), &opt, false, &bytes, &size, &stats, &d), GCG_OK);
+    gcg_compile_stats stats;
+    uint8_t *bytes = compile(src, &v, false, &size, &stats);
     ck_assert_uint_eq(stats.lr_states, 6);
     ck_assert_uint_eq(stats.trie_visits, 366);
     walks_match_brute_force(bytes, size, src);
     free(bytes);
-    gcg_diag_free(&d);
     gcg_vocab_free(&v);
 }
 END_TEST
