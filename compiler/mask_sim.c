@@ -430,7 +430,7 @@ static uint32_t step_compute(mask_sim *c, uint32_t set, uint32_t cls)
     }
     uint32_t next = c->st == GCG_OK ? set_intern(c, c->ids.v, c->ids.n) : NONE;
     uint32_t idx = c->steps.n / STEP_WORDS;
-    uint32_t rec[STEP_WORDS] = {c->ref, set, cls, next, ref, delta, c->step_reads.n, c->reads.n / 2};
+    uint32_t rec[STEP_WORDS] = {c->ref, set, cls, next, ref, delta, c->step_reads.n, c->reads.n / 2, NONE, NONE};
     for (uint32_t i = 0; i < c->reads.n && c->st == GCG_OK; i++)
         if (!gcg_vec_push(&c->step_reads, c->reads.v[i]))
             fail(c, GCG_ERR_NOMEM);
@@ -685,6 +685,91 @@ static void lower_frame(mask_sim *c, frame *f)
     f->set = r[2], f->ref = r[3], f->offset -= r[4];
 }
 
+/* ---- subtrees that keep the stacks ----------------------------------------
+ *
+ * Inside a string body an ordinary byte takes the stacks back to where they
+ * were: the step of (reference, set) on its class is (set, reference) again,
+ * in lowest form, and reads nothing. Such a form is a loop, and its loop
+ * bytes are the bytes that keep it. A step into a loop whose loop bytes
+ * hold every byte below the trie node entered accepts every token below it
+ * with nothing read, so the subtree is taken whole instead of walked (from a
+ * JSON string body, about three quarters of the Llama 3 trie). A form's
+ * loop bytes are found when a step first shows it to be a loop, then kept:
+ * so only a few forms pay for stepping every byte class. */
+
+/* (set, ref) in its lowest equivalent form (lower_frame). */
+static void lowest(mask_sim *c, uint32_t *set, uint32_t *ref)
+{
+    frame f = {.set = *set, .ref = *ref};
+    lower_frame(c, &f);
+    *set = f.set, *ref = f.ref;
+}
+
+/* The bytes whose step takes the lowest form (set, ref) back to itself with
+ * nothing read, 256 bits (cached). */
+static const uint64_t *loop_bytes(mask_sim *c, uint32_t set, uint32_t ref)
+{
+    uint64_t key = ((uint64_t)set << 32) | ref;
+    uint32_t *slot = gcg_map64_slot(&c->loop_ids, key, true);
+    if (!slot)
+        return fail(c, GCG_ERR_NOMEM), NULL;
+    if (*slot != NONE)
+        return c->loops + 4 * (size_t)*slot;
+    if (c->n_loops == c->cap_loops) {
+        uint32_t cap = c->cap_loops ? 2 * c->cap_loops : 64;
+        uint64_t *l = realloc(c->loops, (size_t)cap * 4 * sizeof *l);
+        if (!l)
+            return fail(c, GCG_ERR_NOMEM), NULL;
+        c->loops = l, c->cap_loops = cap;
+    }
+    uint64_t bytes[4] = {0};
+    uint8_t known[256] = {0}, keeps[256] = {0};
+    uint32_t saved = c->ref;
+    for (uint32_t b = 0; b < 256 && c->st == GCG_OK; b++) {
+        uint32_t cls = c->class_of[b];
+        if (!known[cls]) {
+            c->ref = ref;
+            const uint32_t *st = step_lookup(c, set, cls);
+            uint32_t next = st ? st[3] : NONE, to = st ? st[4] : NONE, reads = st ? st[7] : 1;
+            if (next != NONE && !reads)
+                lowest(c, &next, &to);
+            keeps[cls] = next == set && to == ref && !reads;
+            known[cls] = 1;
+        }
+        if (keeps[cls])
+            bytes[b >> 6] |= 1ull << (b & 63);
+    }
+    c->ref = saved;
+    if (c->st != GCG_OK)
+        return NULL;
+    memcpy(c->loops + 4 * (size_t)c->n_loops, bytes, sizeof bytes);
+    slot = gcg_map64_slot(&c->loop_ids, key, false);
+    *slot = c->n_loops++;
+    return c->loops + 4 * (size_t)*slot;
+}
+
+/* The lowest form of step st's outcome, kept in the step (words 8, 9). */
+static void step_lowest(mask_sim *c, const uint32_t *st, uint32_t *set, uint32_t *ref)
+{
+    size_t at = (size_t)(st - c->steps.v);
+    if (c->steps.v[at + 8] == NONE) {
+        uint32_t x = st[3], y = st[4];
+        lowest(c, &x, &y);
+        c->steps.v[at + 8] = x, c->steps.v[at + 9] = y;
+    }
+    *set = c->steps.v[at + 8], *ref = c->steps.v[at + 9];
+}
+
+/* The loop bytes of the lowest form (set, ref): computed when a step has
+ * just shown it to be a loop (`fixed`), else only looked up. */
+static const uint64_t *loop_of(mask_sim *c, uint32_t set, uint32_t ref, bool fixed)
+{
+    if (fixed)
+        return loop_bytes(c, set, ref);
+    uint32_t *slot = gcg_map64_slot(&c->loop_ids, ((uint64_t)set << 32) | ref, false);
+    return slot ? c->loops + 4 * (size_t)*slot : NULL;
+}
+
 /* Enters trie node `child` from frame `from`'s stacks: on success the new
  * frame is filled in and true returned; false when every stack dies (or the
  * subtree was replayed from the memo, so there is nothing to walk). */
@@ -695,10 +780,20 @@ static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *t
     const uint32_t *st = step_of(c, from->set, c->class_of[c->trie->byte[child]], child);
     if (!st || st[3] == NONE)
         return false;
+    uint32_t next = st[3], ref = st[4], drop = st[5], reads = st[7], low_set = NONE, low_ref = NONE;
+    if (c->take_loops && c->trie->end[child] != child + 1) {
+        step_lowest(c, st, &low_set, &low_ref);
+        bool fixed = low_set == from->low_set && low_ref == from->low_ref;
+        const uint64_t *keep = reads ? NULL : loop_of(c, low_set, low_ref, fixed);
+        if (keep && gcg_trie_below_within(c->trie, child, keep)) {
+            accept_range(c, child, c->trie->end[child]);
+            return false;
+        }
+    }
     accept_range(c, child, child + 1);
     if (c->trie->end[child] == child + 1)
         return false; /* a leaf: nothing below */
-    *to = (frame){child, child + 1, st[3], st[4], from->offset + st[5], 0, 0, NONE, UINT64_MAX};
+    *to = (frame){child, child + 1, next, ref, from->offset + drop, 0, 0, NONE, UINT64_MAX, low_set, low_ref};
     if (c->trie->end[child] - child < MEMO_MIN)
         return true;
     lower_frame(c, to);
@@ -746,7 +841,9 @@ static bool single_frame(mask_sim *c, uint32_t node, uint32_t state, const uint3
 {
     uint32_t s = state, ref = lset_intern(c, &s, 1), id = stack_intern(c, w);
     uint32_t set = id == NONE ? NONE : set_intern(c, &id, 1);
-    *f = (frame){node, node + 1, set, ref, 0, 0, 0, NONE, UINT64_MAX};
+    *f = (frame){node, node + 1, set, ref, 0, 0, 0, NONE, UINT64_MAX, set, ref};
+    if (c->take_loops && set != NONE && ref != NONE)
+        lowest(c, &f->low_set, &f->low_ref);
     return set != NONE && ref != NONE;
 }
 
@@ -766,7 +863,7 @@ gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie 
 
 void gcg_mask_sim_free(mask_sim *c)
 {
-    free(c->pred_first), free(c->pred), free(c->stamp), free(c->frames), free(c->direct);
+    free(c->pred_first), free(c->pred), free(c->stamp), free(c->frames), free(c->direct), free(c->loops);
     vec *vs[] = {&c->layer, &c->next_layer, &c->arena, &c->work, &c->cfgs, &c->stack_start, &c->stack_data,
                  &c->sset_start, &c->sset_len, &c->sset_data, &c->steps, &c->step_reads, &c->ids,
                  &c->lset_start, &c->lset_len, &c->lset_data, &c->reads, &c->acc_log, &c->memo,
@@ -774,7 +871,7 @@ void gcg_mask_sim_free(mask_sim *c)
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     map64 *ms[] = {&c->consensus, &c->stack_ids, &c->sset_ids, &c->step_ids, &c->lset_ids, &c->lset_down,
-                   &c->memo_ids, &c->canon_ids};
+                   &c->memo_ids, &c->canon_ids, &c->loop_ids};
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
         gcg_map64_free(ms[i]);
 }
@@ -807,7 +904,9 @@ void gcg_mask_sim_root(mask_sim *c, uint32_t state)
     uint32_t set = id == NONE ? NONE : set_intern(c, &id, 1);
     if (ref == NONE || set == NONE)
         return;
-    f = (frame){0, 1, set, ref, 1, 0, 0, NONE, UINT64_MAX};
+    f = (frame){0, 1, set, ref, 1, 0, 0, NONE, UINT64_MAX, set, ref};
+    if (c->take_loops)
+        lowest(c, &f.low_set, &f.low_ref);
     walk(c, f);
 }
 

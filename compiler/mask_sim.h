@@ -10,7 +10,8 @@
  * stack may hold there). Stacks, sets of stacks and reference sets are
  * interned; one byte class on one (reference, stack set) is simulated once
  * and then looked up; a trie subtree entered with the same (reference,
- * stacks) is walked once and replayed (see mask_sim.c).
+ * stacks) is walked once and replayed, and one whose every byte leaves the
+ * stacks as they were (a string body) is accepted whole (see mask_sim.c).
  *
  * One run: gcg_mask_sim_begin, then gcg_mask_sim_root or any number of
  * gcg_mask_sim_resume / gcg_mask_sim_add_config, then read `cfgs` and
@@ -30,16 +31,19 @@
 
 /* A trie node being walked: its stacks (set) over a reference set lying
  * `offset` entries below the run's top; memo = 1 when the walk below it is
- * recorded (from the log marks on) under memo_key. */
+ * recorded (from the log marks on) under memo_key; (low_set, low_ref) the
+ * lowest equivalent form of (set, ref). */
 typedef struct frame {
     uint32_t node, child, set, ref, offset;
     uint32_t acc_mark, cfg_mark, memo;
     uint64_t memo_key;
+    uint32_t low_set, low_ref;
 } frame;
 
 /* A step: reference, stack set, class -> next set, next reference, the drop
- * of the reference, first read in step_reads, number of reads. */
-#define STEP_WORDS 8
+ * of the reference, first read in step_reads, number of reads, and the
+ * lowest equivalent form of (next set, next reference) once asked for. */
+#define STEP_WORDS 10
 /* A memo entry: node, reference, set, intervals (first, count), configs
  * (first, count) in memo_data. */
 #define MEMO_WORDS 7
@@ -82,6 +86,11 @@ typedef struct mask_sim {
                                         its depth below the run's top          */
     vec cfgs;                        /* configurations: (trie node, lhs, skip)  */
     vec pos;                         /* the run's token positions (intervals)   */
+    map64 loop_ids;                  /* (set, reference) -> its entry in loops  */
+    uint64_t *loops;                 /* 4 words each: the bytes whose step keeps
+                                        (reference, set) as it is              */
+    uint32_t n_loops, cap_loops;
+    bool take_loops;                 /* take such subtrees whole (else walk them) */
     uint64_t visits;                 /* trie nodes entered, all runs            */
     uint32_t shallow;                /* skip subtrees no deeper than this (0: none) */
     gcg_status st;                   /* first failure                           */

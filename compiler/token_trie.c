@@ -133,6 +133,51 @@ static gcg_status heights(token_trie *t)
     return GCG_OK;
 }
 
+/* The set id of the 256-bit set x, interned in t->below_sets through the
+ * open-addressed table keys (cap a power of two; ids + 1, 0 = empty). */
+static uint32_t below_intern(token_trie *t, uint32_t *keys, uint32_t cap, const uint64_t *x)
+{
+    uint64_t h = (x[0] ^ x[1] * 0x9E3779B97F4A7C15ull ^ x[2] * 0xC2B2AE3D27D4EB4Full ^ x[3] * 0x165667B19E3779F9ull);
+    uint32_t i = (uint32_t)((h * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+    for (; keys[i]; i = (i + 1) & (cap - 1))
+        if (memcmp(t->below_sets + 4 * (size_t)(keys[i] - 1), x, 4 * sizeof *x) == 0)
+            return keys[i] - 1;
+    memcpy(t->below_sets + 4 * (size_t)t->n_below_sets, x, 4 * sizeof *x);
+    keys[i] = ++t->n_below_sets;
+    return keys[i] - 1;
+}
+
+/* below[n]: the bytes below n, one backward pass. The walk skips a
+ * subtree whose bytes all keep its stacks where they are (mask_sim.c). At
+ * most n_nodes sets are distinct, so the table never fills. */
+static gcg_status below_bytes(token_trie *t)
+{
+    uint32_t cap = 1;
+    while (cap < 2 * (t->n_nodes + 1))
+        cap *= 2;
+    uint32_t *keys = calloc(cap, sizeof *keys);
+    t->below = malloc(((size_t)t->n_nodes + 1) * sizeof *t->below);
+    t->below_sets = malloc(((size_t)t->n_nodes + 1) * 4 * sizeof *t->below_sets);
+    if (!keys || !t->below || !t->below_sets) {
+        free(keys);
+        return GCG_ERR_NOMEM;
+    }
+    for (uint32_t n = t->n_nodes; n-- > 0;) {
+        uint64_t x[4] = {0};
+        for (uint32_t ch = n + 1; ch < t->end[n]; ch = t->end[ch]) {
+            x[t->byte[ch] >> 6] |= 1ull << (t->byte[ch] & 63);
+            for (int w = 0; w < 4; w++)
+                x[w] |= t->below_sets[4 * (size_t)t->below[ch] + w];
+        }
+        t->below[n] = below_intern(t, keys, cap, x);
+    }
+    free(keys);
+    uint64_t *fit = realloc(t->below_sets, ((size_t)t->n_below_sets + 1) * 4 * sizeof *fit);
+    if (fit)
+        t->below_sets = fit;
+    return GCG_OK;
+}
+
 /* The positions of the tokens longer than r bytes, for every r: a token of
  * l bytes is listed under r = 0 .. l - 1 (as many entries as the tokens have
  * bytes). */
@@ -199,6 +244,8 @@ gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *
         st = heights(t);
     if (st == GCG_OK)
         st = long_positions(t);
+    if (st == GCG_OK)
+        st = below_bytes(t);
     if (st != GCG_OK)
         gcg_trie_free(t);
     return st;
@@ -207,6 +254,6 @@ gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *
 void gcg_trie_free(token_trie *t)
 {
     free(t->byte), free(t->depth), free(t->end), free(t->tok_start), free(t->tokens);
-    free(t->height), free(t->long_first), free(t->long_pos);
+    free(t->height), free(t->long_first), free(t->long_pos), free(t->below), free(t->below_sets);
     memset(t, 0, sizeof *t);
 }

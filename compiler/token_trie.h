@@ -11,6 +11,7 @@
 #ifndef GCG_TOKEN_TRIE_H
 #define GCG_TOKEN_TRIE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "gcg.h"
@@ -33,7 +34,20 @@ typedef struct token_trie {
     uint32_t *long_first;  /* max_depth + 2: positions (indexes into tokens)   */
     uint32_t *long_pos;    /*   of tokens longer than r bytes are long_pos[
                               long_first[r] .. long_first[r + 1]), ascending   */
+    uint32_t *below;       /* n_nodes: the bytes on the edges below n (not the
+                              edge into n), as below_sets[4 * below[n] ..
+                              + 4): 256 bits                                   */
+    uint64_t *below_sets;  /* n_below_sets x 4 words, each set once          */
+    uint32_t n_below_sets;
 } token_trie;
+
+/* Whether every byte on the edges below node n is in the 256-bit set
+ * `bytes` (bit b of word b / 64). */
+static inline bool gcg_trie_below_within(const token_trie *t, uint32_t n, const uint64_t *bytes)
+{
+    const uint64_t *s = t->below_sets + 4 * (size_t)t->below[n];
+    return !(s[0] & ~bytes[0]) && !(s[1] & ~bytes[1]) && !(s[2] & ~bytes[2]) && !(s[3] & ~bytes[3]);
+}
 
 /* With `label` NULL the edges are bytes; otherwise byte b is labelled
  * label[b], so tokens whose bytes fall in the same classes share a path (the
