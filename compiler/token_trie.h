@@ -34,9 +34,9 @@ typedef struct token_trie {
     uint32_t *long_first;  /* max_depth + 2: positions (indexes into tokens)   */
     uint32_t *long_pos;    /*   of tokens longer than r bytes are long_pos[
                               long_first[r] .. long_first[r + 1]), ascending   */
-    uint32_t *below;       /* n_nodes: the bytes on the edges below n (not the
-                              edge into n), as below_sets[4 * below[n] ..
-                              + 4): 256 bits                                   */
+    uint32_t *below;       /* n_nodes: the labels (bytes) on the edges below n,
+                              not the edge into n, as below_sets[4 * below[n]
+                              .. + 4): 256 bits                                */
     uint64_t *below_sets;  /* n_below_sets x 4 words, each set once          */
     uint32_t n_below_sets;
 } token_trie;
