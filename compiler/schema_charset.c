@@ -74,7 +74,7 @@ void cp_set_complement(cp_set *s)
     *s = c;
 }
 
-uint32_t cp_next_utf8(const unsigned char *s, size_t *i)
+uint32_t cp_next_utf8(const unsigned char *s, size_t n, size_t *i)
 {
     uint32_t b = s[*i], c, need;
     if (b < 0x80)
@@ -86,7 +86,7 @@ uint32_t cp_next_utf8(const unsigned char *s, size_t *i)
     else
         c = b & 0x07, need = 3;
     (*i)++;
-    for (uint32_t k = 0; k < need && s[*i]; k++)
+    for (uint32_t k = 0; k < need && *i < n; k++)
         c = c << 6 | (s[(*i)++] & 0x3F);
     return c;
 }

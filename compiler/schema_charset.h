@@ -39,9 +39,9 @@ void cp_set_normalize(cp_set *s);
 void cp_set_complement(cp_set *s);
 bool cp_set_has(const cp_set *s, uint32_t c);
 
-/* The code point of the valid UTF-8 (as jansson holds strings) at s[*i],
- * advancing *i past it. */
-uint32_t cp_next_utf8(const unsigned char *s, size_t *i);
+/* The code point of the valid UTF-8 (as jansson holds strings) at s[*i]
+ * (i < n), advancing *i past it. */
+uint32_t cp_next_utf8(const unsigned char *s, size_t n, size_t *i);
 bool cp_set_empty(const cp_set *s);
 
 /* Appends a GBNF expression matching one JSON-string character with a value

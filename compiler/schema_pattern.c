@@ -159,7 +159,7 @@ static uint32_t *decode(const char *s, size_t *n)
     size_t len = strlen(s), k = 0;
     uint32_t *cps = malloc((len + 1) * sizeof *cps);
     for (size_t i = 0; cps && i < len;)
-        cps[k++] = cp_next_utf8((const unsigned char *)s, &i);
+        cps[k++] = cp_next_utf8((const unsigned char *)s, len, &i);
     *n = k;
     return cps;
 }

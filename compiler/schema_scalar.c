@@ -25,30 +25,13 @@
 
 /* ---- literal values ------------------------------------------------------ */
 
-static uint32_t utf8_next(const unsigned char *s, size_t n, size_t *i)
-{
-    uint32_t b = s[*i], c, need;
-    if (b < 0x80)
-        c = b, need = 0;
-    else if ((b & 0xE0) == 0xC0)
-        c = b & 0x1F, need = 1;
-    else if ((b & 0xF0) == 0xE0)
-        c = b & 0x0F, need = 2;
-    else
-        c = b & 0x07, need = 3;
-    (*i)++;
-    for (uint32_t k = 0; k < need && *i < n; k++)
-        c = c << 6 | (s[(*i)++] & 0x3F);
-    return c;
-}
-
 void sx_string_literal(const char *str, size_t n, gcg_buf *out)
 {
     const unsigned char *s = (const unsigned char *)str;
     gcg_buf_puts(out, "\"\\\"");
     bool in_lit = true;
     for (size_t i = 0; i < n;) {
-        uint32_t c = utf8_next(s, n, &i);
+        uint32_t c = cp_next_utf8(s, n, &i);
         bool plain = c >= 0x20 && c != '"' && c != '\\' && c != '/';
         if (plain) {
             if (!in_lit)

@@ -51,8 +51,9 @@ static void trie_free(trie *t)
 static bool trie_add(trie *t, const char *name)
 {
     const unsigned char *s = (const unsigned char *)name;
-    for (size_t i = 0; s[i];) {
-        uint32_t c = cp_next_utf8(s, &i), k;
+    size_t n = strlen(name);
+    for (size_t i = 0; i < n;) {
+        uint32_t c = cp_next_utf8(s, n, &i), k;
         for (k = 0; k < t->n && t->cp[k] != c; k++)
             ;
         if (k == t->n) {
