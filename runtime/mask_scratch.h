@@ -1,8 +1,8 @@
 /*
  * mask_scratch.h — the working memory of one fill_mask walk (mask_walk.c):
  * the depth-first work list of (automaton state, stack node) pairs, the set
- * of pairs already pushed, and a per-key stamp that lets each root state and
- * each automaton transition OR its token set at most once per mask.
+ * of pairs already pushed, and a per-set stamp that lets each token set be
+ * OR-ed at most once per mask.
  *
  * The matcher sizes it after every commit for the most pairs the next mask
  * can push (mask_scratch_reserve), so fill_mask itself does not allocate.
@@ -26,11 +26,11 @@ typedef struct mask_scratch {
     uint32_t *seen_gen;    /* per slot: the call that filled it               */
     uint32_t cap_seen, gen;
     uint32_t n_seen;       /* pairs marked in this call                       */
-    uint32_t *or_gen;      /* per OR key: the call that OR-ed its set         */
+    uint32_t *or_gen;      /* per token set: the call that OR-ed it           */
     uint32_t n_or;
 } mask_scratch;
 
-/* `n_or` keys (root states + automaton transitions); no pairs yet. */
+/* `n_or` keys (the artifact's token sets); no pairs yet. */
 bool mask_scratch_init(mask_scratch *s, uint32_t n_or);
 void mask_scratch_free(mask_scratch *s);
 

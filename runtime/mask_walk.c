@@ -60,12 +60,15 @@ static bool push(mask_scratch *s, uint32_t *n, walk_item it)
     return true;
 }
 
-/* ORs set `set` unless the same root state or transition (`key`) already
- * did in this call: the set is the same, so the certificate can bound set
- * operations by the automaton's size whatever the stack's shape. */
-static void or_once(gcg_matcher *m, mask_scratch *s, uint32_t key, uint32_t set, uint32_t *words, bool first)
+/* ORs token set `set` unless this call OR-ed it already. Keyed by the set,
+ * not by the root state or transition that names it: sets are hash-consed,
+ * and transitions read deep in one stack often carry the same set (on
+ * MaskBench's slowest schemas a quarter of the masks over 10 us went under
+ * it). The certificate's bound (one union per root state and transition)
+ * holds all the more. */
+static void or_once(gcg_matcher *m, mask_scratch *s, uint32_t set, uint32_t *words, bool first)
 {
-    if (!mask_scratch_or_first(s, key))
+    if (!mask_scratch_or_first(s, set))
         return;
     or_set(&m->art->mask, set, words, first);
     m->last.set_ops++;
@@ -79,7 +82,7 @@ static gcg_status walk(gcg_matcher *m, mask_scratch *s, uint32_t *words)
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->n_front; i++) {
         uint32_t st = g->nodes[m->front[i]].state;
-        or_once(m, s, st, v->root_acc[st], words, i == 0);
+        or_once(m, s, v->root_acc[st], words, i == 0);
         if (v->root_d[st] != GCG_NO_STATE && !push(s, &n, (walk_item){v->root_d[st], m->front[i], 0}))
             return GCG_ERR_NOMEM;
     }
@@ -93,7 +96,7 @@ static gcg_status walk(gcg_matcher *m, mask_scratch *s, uint32_t *words)
             const gcg_trans_entry *t = trans_of(v, it.d, g->nodes[below].state);
             if (!t)
                 continue;
-            or_once(m, s, m->art->t.n_states + (uint32_t)(t - v->trans), t->acc, words, false);
+            or_once(m, s, t->acc, words, false);
             if (it.depth + 1 > m->last.max_stack_reads)
                 m->last.max_stack_reads = it.depth + 1;
             /* Keep the set at most half full (every pushed pair is marked,

@@ -200,7 +200,7 @@ gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *o
     brute_scratch_init(&m->brute);
     bool mask_ok = art->mask.n_sets == 0 ||
                    ((m->pair_weight = pair_weights(art)) &&
-                    mask_scratch_init(&m->mask, art->t.n_states + art->mask.n_trans));
+                    mask_scratch_init(&m->mask, art->mask.n_sets));
     if (!m->front || !m->scratch[0] || !m->scratch[1] || !m->hist || !mask_ok || (art->refs.n && !m->unite) ||
         glr_init(&m->p, &art->t, o.initial_nodes, o.max_nodes) != GCG_OK) {
         gcg_matcher_free(m);

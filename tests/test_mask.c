@@ -227,6 +227,9 @@ START_TEST(test_worked_example)
     commit_ids(m, L(W_OPEN, W_OPEN, W_OPEN, W_XCLOSE));
     st = expect_mask(m, art, L(W_CLOSE, W_CLOSE2), "(((x)");
     ck_assert_uint_eq(st.max_stack_reads, 4);
+    /* RootAcc and four transitions fire, naming three distinct sets: each
+     * set is OR-ed once per mask (five unions if keyed by transition). */
+    ck_assert_uint_eq(st.set_ops, 3);
     gcg_certificate cert;
     ck_assert_int_eq(gcg_artifact_certificate(art, &cert), GCG_OK);
     ck_assert(cert.bounded);
