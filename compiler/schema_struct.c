@@ -6,10 +6,12 @@
  * members from property i on, none written yet" and R_i = "the members
  * from property i on, after at least one": F_i = kv_i R_{i+1} | F_{i+1}
  * (the second only when i is optional) and R_i = ("," kv_i)? R_{i+1}, which
- * is linear in the number of properties. Additional keys are the strings
- * that are not property names: a trie of the names, where each node either
- * ends the key (when it is not a name), leaves the trie on a character no
- * child has, or follows a child.
+ * is linear in the number of properties but nests a stack level per member;
+ * objects with few enough pairs of members that may follow one another are
+ * written left-linear instead (see left_linear_members). Additional keys
+ * are the strings that are not property names: a trie of the names, where
+ * each node either ends the key (when it is not a name), leaves the trie on
+ * a character no child has, or follows a child.
  *
  * Arrays: prefixItems (items as an array in drafts before 2020-12), then
  * items (additionalItems before 2020-12), within minItems..maxItems.
@@ -437,6 +439,86 @@ static bool counts_hold(sctx *c, json_t *s, const char *ptr, const member *m, ui
     return !err;
 }
 
+/* Objects whose (previous member, next member) pairs are few enough are
+ * written left-linear instead: L_k, "the members so far, the last one
+ * property k", is kv_k or L_j "," kv_k for each j before k with only
+ * optional properties between; A, "the last one additional", is akv,
+ * L_k "," akv or A "," akv. Each member is reduced as soon as it is read,
+ * so an object holds one stack entry whatever its members, and a mask
+ * never reads down a chain of them: the right-linear form (F_i, R_i above)
+ * nests a level per member, and on MaskBench's largest schemas masks read
+ * over a thousand entries deep. A run of r optional properties makes r^2/2
+ * pairs, hence the bound. */
+#define LEFT_LINEAR_PAIRS 2048u
+
+/* The first property of the run of optional ones right before k. */
+static uint32_t optional_run(const member *m, uint32_t k)
+{
+    while (k > 0 && !m[k - 1].required)
+        k--;
+    return k;
+}
+
+static uint64_t left_linear_pairs(const member *m, uint32_t n)
+{
+    uint64_t pairs = 0;
+    for (uint32_t k = 0; k < n; k++)
+        pairs += k - optional_run(m, k) + 1;
+    return pairs;
+}
+
+/* The members of an object, left-linear (see above): the rule's name.
+ * req_after[i]: a property from i on is required. */
+static const char *left_linear_members(sctx *c, const char *base, const member *m, uint32_t n,
+                                       const bool *req_after, const char *akv)
+{
+    sx_decl *L = calloc(n, sizeof *L);
+    const char **kv = calloc(n, sizeof *kv);
+    gcg_buf b = {0}, ends = {0};
+    char sfx[32];
+    const char *name = NULL;
+    if (!L || !kv)
+        goto done;
+    for (uint32_t k = 0; k < n; k++) {
+        gcg_buf_free(&b);
+        member_text(&m[k], &b);
+        snprintf(sfx, sizeof sfx, "kv%u", k);
+        kv[k] = sx_helper(c, base, sfx, b.s);
+        snprintf(sfx, sizeof sfx, "last%u", k);
+        L[k] = sx_declare(c, base, sfx);
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        gcg_buf_free(&b);
+        uint32_t lo = optional_run(m, k);
+        if (lo == 0)
+            gcg_buf_puts(&b, kv[k]);
+        for (uint32_t j = lo ? lo - 1 : 0; j < k; j++)
+            gcg_buf_printf(&b, "%s%s" COMMA "%s", b.len ? " | " : "", L[j].name, kv[k]);
+        sx_define(c, L[k], b.s);
+        if (!req_after[k + 1])
+            gcg_buf_printf(&ends, "%s%s", ends.len ? " | " : "", L[k].name);
+    }
+    if (akv) {
+        sx_decl A = sx_declare(c, base, "more");
+        gcg_buf_free(&b);
+        if (!req_after[0])
+            gcg_buf_puts(&b, akv);
+        for (uint32_t k = 0; k < n; k++)
+            if (!req_after[k + 1])
+                gcg_buf_printf(&b, "%s%s" COMMA "%s", b.len ? " | " : "", L[k].name, akv);
+        gcg_buf_printf(&b, " | %s" COMMA "%s", A.name, akv);
+        sx_define(c, A, b.s);
+        gcg_buf_printf(&ends, " | %s", A.name);
+    }
+    name = sx_helper(c, base, "members", ends.s);
+done:
+    gcg_buf_free(&b);
+    gcg_buf_free(&ends);
+    free(L);
+    free(kv);
+    return name;
+}
+
 void sx_object_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
 {
     json_t *names = json_array();
@@ -472,6 +554,13 @@ void sx_object_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
         goto objects_done;
     for (uint32_t i = n; i-- > 0;)
         req_after[i] = req_after[i + 1] || m[i].required;
+    bool empty_ok = !req_after[0] && min == 0;
+    if (left_linear_pairs(m, n) <= LEFT_LINEAR_PAIRS) {
+        const char *members = left_linear_members(c, base, m, n, req_after, akv);
+        if (members)
+            gcg_buf_printf(out, "\"{\" " SX_WS " %s%s \"}\"", members, empty_ok ? "?" : "");
+        goto objects_done;
+    }
     char sfx[32];
     for (uint32_t i = 0; i <= n + 1; i++) {
         if (i <= n && (i < n || akv)) {
@@ -507,7 +596,6 @@ void sx_object_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
         sx_define(c, T[i], b.s);
     }
     gcg_buf_free(&b);
-    bool empty_ok = !req_after[0] && min == 0;
     gcg_buf_printf(out, "\"{\" " SX_WS " %s%s \"}\"", S[0].name, empty_ok ? "?" : "");
 objects_done:
     free(S);

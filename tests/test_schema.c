@@ -169,18 +169,66 @@ START_TEST(objects)
     check_sets("{\"type\":\"object\",\"properties\":{\"a\":{},\"b\":{}},\"minProperties\":1,"
                "\"additionalProperties\":false}",
                V("{\"a\":1}", "{\"b\":1}"), V("{}"));
+    /* a required property between optional ones, in order */
+    check_sets("{\"type\":\"object\",\"properties\":{\"a\":{},\"b\":{},\"c\":{}},\"required\":[\"b\"],"
+               "\"additionalProperties\":{\"type\":\"null\"}}",
+               V("{\"b\":1}", "{\"a\":1,\"b\":2}", "{\"b\":1,\"c\":2}", "{\"a\":1,\"b\":2,\"c\":3}",
+                 "{\"b\":1,\"x\":null}", "{\"a\":1,\"b\":2,\"x\":null,\"y\":null}"),
+               V("{}", "{\"a\":1}", "{\"c\":1}", "{\"a\":1,\"c\":2}", "{\"c\":1,\"b\":2}", "{\"x\":null,\"b\":1}",
+                 "{\"b\":1,\"x\":null,\"c\":2}", "{\"b\":1,\"x\":1}"));
+}
+END_TEST
+
+/* An object of n optional properties p0 .. p(n-1). */
+static char *optional_properties(uint32_t n)
+{
+    size_t cap = 128 + (size_t)n * 40, len = 0;
+    char *s = malloc(cap);
+    ck_assert_ptr_nonnull(s);
+    len += (size_t)snprintf(s + len, cap - len, "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{");
+    for (uint32_t i = 0; i < n; i++)
+        len += (size_t)snprintf(s + len, cap - len, "%s\"p%u\":{\"type\":\"integer\"}", i ? "," : "", i);
+    snprintf(s + len, cap - len, "}}");
+    return s;
+}
+
+/* Up to 2,048 (previous, next) member pairs an object is written
+ * left-linear (one stack entry per object), past them right-linear: both
+ * forms hold the same instances. */
+START_TEST(objects_either_form)
+{
+    uint32_t sizes[] = {60, 70}; /* 1,830 and 2,485 pairs */
+    for (size_t i = 0; i < 2; i++) {
+        char *s = optional_properties(sizes[i]), *g = gbnf(s);
+        ck_assert_msg((strstr(g, "root-last0 ::=") != NULL) == (i == 0), "%u properties: wrong form", sizes[i]);
+        char last[64];
+        snprintf(last, sizeof last, "{\"p0\":1,\"p%u\":2}", sizes[i] - 1);
+        check_sets(s, V("{}", "{\"p5\":1}", "{\"p1\":1,\"p2\":2,\"p40\":3}", last),
+                   V("{\"p2\":1,\"p1\":2}", "{\"p1\":1,\"p1\":2}", "{\"q\":1}", "{\"p1\":\"s\"}", "{\"p1\":1,}"));
+        free(g);
+        free(s);
+    }
 }
 END_TEST
 
 START_TEST(object_grammar_exact)
 {
-    char *g = gbnf("{\"properties\":{\"a\":{\"type\":\"null\"}},\"required\":[\"a\"],\"additionalProperties\":false,"
-                   "\"type\":\"object\"}");
+    /* Left-linear members: L_k is the list so far ending with property k,
+     * from any earlier one with only optional properties between. */
+    char *g = gbnf("{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"null\"},\"b\":{\"type\":\"null\"},"
+                   "\"c\":{\"type\":\"null\"}},\"required\":[\"b\"],\"additionalProperties\":false}");
     ck_assert_str_eq(g, "root ::= ws root-value ws\n"
-                        "root-value ::= \"{\" ws root-from0 \"}\"\n"
+                        "root-value ::= \"{\" ws root-members \"}\"\n"
                         "root-properties-a ::= \"null\"\n"
-                        "root-from0 ::= \"\\\"a\\\"\" ws \":\" ws root-properties-a ws root-next1\n"
-                        "root-next1 ::= \"\"\n"
+                        "root-properties-b ::= \"null\"\n"
+                        "root-properties-c ::= \"null\"\n"
+                        "root-kv0 ::= \"\\\"a\\\"\" ws \":\" ws root-properties-a ws\n"
+                        "root-last0 ::= root-kv0\n"
+                        "root-kv1 ::= \"\\\"b\\\"\" ws \":\" ws root-properties-b ws\n"
+                        "root-last1 ::= root-kv1 | root-last0 \",\" ws root-kv1\n"
+                        "root-kv2 ::= \"\\\"c\\\"\" ws \":\" ws root-properties-c ws\n"
+                        "root-last2 ::= root-last1 \",\" ws root-kv2\n"
+                        "root-members ::= root-last1 | root-last2\n"
                         "ws ::= [ \\t\\n\\r]*\n");
     free(g);
 }
@@ -438,6 +486,7 @@ int main(void)
     tcase_add_test(tc, enum_checked_against_the_schema);
     tcase_add_test(tc, objects);
     tcase_add_test(tc, object_grammar_exact);
+    tcase_add_test(tc, objects_either_form);
     tcase_add_test(tc, arrays);
     tcase_add_test(tc, strings);
     tcase_add_test(tc, numbers);
