@@ -112,38 +112,6 @@ static uint32_t out_of_memory(parser *p)
 
 /* ---- UTF-8 and the cursor --------------------------------------------- */
 
-/* Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing above
- * U+10FFFF. Returns the length of the sequence at s, or 0 if invalid. */
-static int utf8_decode(const uint8_t *s, size_t n, uint32_t *cp)
-{
-    uint8_t b = s[0];
-    int len;
-    uint32_t v, min;
-    if (b < 0x80) {
-        *cp = b;
-        return 1;
-    }
-    if (b >= 0xC2 && b <= 0xDF)
-        len = 2, v = b & 0x1Fu, min = 0x80;
-    else if (b >= 0xE0 && b <= 0xEF)
-        len = 3, v = b & 0x0Fu, min = 0x800;
-    else if (b >= 0xF0 && b <= 0xF4)
-        len = 4, v = b & 0x07u, min = 0x10000;
-    else
-        return 0;
-    if ((size_t)len > n)
-        return 0;
-    for (int k = 1; k < len; k++) {
-        if ((s[k] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[k] & 0x3Fu);
-    }
-    if (v < min || v > GBNF_MAX_CODEPOINT || (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    *cp = v;
-    return len;
-}
-
 static int peek_at(const parser *p, size_t k)
 {
     return p->i + k < p->n ? p->s[p->i + k] : -1;
@@ -168,7 +136,7 @@ static void advance(parser *p)
 static uint32_t take_cp(parser *p)
 {
     uint32_t cp = 0;
-    int len = utf8_decode(p->s + p->i, p->n - p->i, &cp);
+    int len = gcg_utf8_decode(p->s + p->i, p->n - p->i, &cp);
     for (int k = 0; k < len; k++)
         advance(p);
     return cp;
@@ -180,7 +148,7 @@ static bool validate_utf8(parser *p)
 {
     while (p->i < p->n) {
         uint32_t cp;
-        int len = utf8_decode(p->s + p->i, p->n - p->i, &cp);
+        int len = gcg_utf8_decode(p->s + p->i, p->n - p->i, &cp);
         if (len == 0) {
             error(p, p->at, "invalid UTF-8 (byte 0x%02X)", p->s[p->i]);
             return false;
@@ -204,7 +172,7 @@ static const char *describe(const parser *p, char buf[16])
         return "end of line";
     if (c > 0x20 && c < 0x7F)
         snprintf(buf, 16, "\"%c\"", c);
-    else if (utf8_decode(p->s + p->i, p->n - p->i, &cp))
+    else if (gcg_utf8_decode(p->s + p->i, p->n - p->i, &cp))
         snprintf(buf, 16, "U+%04X", cp);
     else
         snprintf(buf, 16, "byte 0x%02X", c);

@@ -11,6 +11,7 @@
 
 #include "regex.h"
 #include "schema_charset.h"
+#include "utf8_ranges.h"
 
 #define LEN_INF UINT64_MAX
 
@@ -64,27 +65,13 @@ static uint32_t peek(const rx *p)
 /* Decodes one UTF-8 code point (invalid bytes are an error). */
 static uint32_t next_cp(rx *p)
 {
-    uint32_t b = p->s[p->i], need = 0, c;
-    if (b < 0x80)
-        c = b, need = 0;
-    else if ((b & 0xE0) == 0xC0)
-        c = b & 0x1F, need = 1;
-    else if ((b & 0xF0) == 0xE0)
-        c = b & 0x0F, need = 2;
-    else if ((b & 0xF8) == 0xF0)
-        c = b & 0x07, need = 3;
-    else {
+    uint32_t c = 0;
+    int len = gcg_utf8_decode(p->s + p->i, p->n - p->i, &c);
+    if (len == 0) {
         fail(p, GCG_ERR_FORMAT, "invalid UTF-8");
         return 0;
     }
-    p->i++;
-    for (uint32_t k = 0; k < need; k++) {
-        if (p->i >= p->n || (p->s[p->i] & 0xC0) != 0x80) {
-            fail(p, GCG_ERR_FORMAT, "invalid UTF-8");
-            return 0;
-        }
-        c = c << 6 | (p->s[p->i++] & 0x3F);
-    }
+    p->i += (size_t)len;
     return c;
 }
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "schema_charset.h"
+#include "utf8_ranges.h"
 
 void cp_set_free(cp_set *s)
 {
@@ -76,18 +77,9 @@ void cp_set_complement(cp_set *s)
 
 uint32_t cp_next_utf8(const unsigned char *s, size_t n, size_t *i)
 {
-    uint32_t b = s[*i], c, need;
-    if (b < 0x80)
-        c = b, need = 0;
-    else if ((b & 0xE0) == 0xC0)
-        c = b & 0x1F, need = 1;
-    else if ((b & 0xF0) == 0xE0)
-        c = b & 0x0F, need = 2;
-    else
-        c = b & 0x07, need = 3;
-    (*i)++;
-    for (uint32_t k = 0; k < need && *i < n; k++)
-        c = c << 6 | (s[(*i)++] & 0x3F);
+    uint32_t c = s[*i];
+    int len = gcg_utf8_decode(s + *i, n - *i, &c);
+    *i += len ? (size_t)len : 1;
     return c;
 }
 

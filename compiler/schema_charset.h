@@ -40,7 +40,7 @@ void cp_set_complement(cp_set *s);
 bool cp_set_has(const cp_set *s, uint32_t c);
 
 /* The code point of the valid UTF-8 (as jansson holds strings) at s[*i]
- * (i < n), advancing *i past it. */
+ * (i < n), advancing *i past it (a byte that is not UTF-8 stands alone). */
 uint32_t cp_next_utf8(const unsigned char *s, size_t n, size_t *i);
 bool cp_set_empty(const cp_set *s);
 

@@ -74,29 +74,21 @@ static void sb_append(sbuf *b, const char *s, size_t n)
     b->p[b->n] = '\0';
 }
 
-/* Strict UTF-8 decoding (no overlong forms, surrogates or values past
- * U+10FFFF). Returns the number of code points, or -1 if invalid. */
+/* Strict UTF-8 decoding (gcg_utf8_decode). Returns the number of code
+ * points, or -1 if invalid. */
 static long decode_utf8(const char *s, uint32_t *cps)
 {
     const uint8_t *p = (const uint8_t *)s;
+    size_t left = strlen(s);
     long n = 0;
-    while (*p) {
-        uint32_t c = *p, len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
-                                         : (c & 0xF8) == 0xF0 ? 4 : 0;
+    while (left) {
+        uint32_t c;
+        int len = gcg_utf8_decode(p, left, &c);
         if (len == 0)
-            return -1;
-        c &= len == 1 ? 0x7F : len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07;
-        for (uint32_t k = 1; k < len; k++) {
-            if ((p[k] & 0xC0) != 0x80)
-                return -1;
-            c = c << 6 | (p[k] & 0x3F);
-        }
-        static const uint32_t min[5] = {0, 0, 0x80, 0x800, 0x10000};
-        if (c < min[len] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
             return -1;
         if (cps)
             cps[n] = c;
-        n++, p += len;
+        n++, p += len, left -= (size_t)len;
     }
     return n;
 }

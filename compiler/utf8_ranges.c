@@ -244,3 +244,37 @@ int gcg_utf8_encode(uint32_t cp, uint8_t out[4])
     out[3] = (uint8_t)(0x80 | (cp & 0x3F));
     return 4;
 }
+
+/* Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing above
+ * U+10FFFF. */
+int gcg_utf8_decode(const uint8_t *s, size_t n, uint32_t *cp)
+{
+    if (n == 0)
+        return 0;
+    uint8_t b = s[0];
+    int len;
+    uint32_t v, min;
+    if (b < 0x80) {
+        *cp = b;
+        return 1;
+    }
+    if (b >= 0xC2 && b <= 0xDF)
+        len = 2, v = b & 0x1Fu, min = 0x80;
+    else if (b >= 0xE0 && b <= 0xEF)
+        len = 3, v = b & 0x0Fu, min = 0x800;
+    else if (b >= 0xF0 && b <= 0xF4)
+        len = 4, v = b & 0x07u, min = 0x10000;
+    else
+        return 0;
+    if ((size_t)len > n)
+        return 0;
+    for (int k = 1; k < len; k++) {
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+        v = (v << 6) | (s[k] & 0x3Fu);
+    }
+    if (v < min || v > GBNF_MAX_CODEPOINT || (v >= 0xD800 && v <= 0xDFFF))
+        return 0;
+    *cp = v;
+    return len;
+}

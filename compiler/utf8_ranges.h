@@ -8,6 +8,7 @@
 #ifndef GCG_UTF8_RANGES_H
 #define GCG_UTF8_RANGES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gbnf.h"
@@ -30,5 +31,10 @@ uint32_t gcg_utf8_split(const gbnf_range *ranges, uint32_t n, utf8_seq **out);
 /* Encodes one code point (<= 0x10FFFF) as UTF-8; returns the length (1..4).
  * Surrogates are encoded as their 3-byte form (literals keep what was written). */
 int gcg_utf8_encode(uint32_t cp, uint8_t out[4]);
+
+/* Decodes the code point that starts s[0..n) into *cp: its length in bytes
+ * (1..4), or 0 when the bytes there are not UTF-8 (a bad or cut-off
+ * sequence, an overlong form, a surrogate, a value past U+10FFFF). */
+int gcg_utf8_decode(const uint8_t *s, size_t n, uint32_t *cp);
 
 #endif /* GCG_UTF8_RANGES_H */

@@ -430,6 +430,38 @@ START_TEST(test_encode)
 }
 END_TEST
 
+/* The one decoder (GBNF sources, schema strings, patterns, trigger tags):
+ * every scalar value back from its encoding, and 0 for what RFC 3629 bars. */
+START_TEST(test_decode)
+{
+    for (uint32_t c = 0; c < NCP; c++) {
+        uint8_t b[4];
+        uint32_t got = UINT32_MAX;
+        int n = gcg_utf8_encode(c, b);
+        bool scalar = c < 0xD800 || c > 0xDFFF;
+        ck_assert_int_eq(gcg_utf8_decode(b, (size_t)n, &got), scalar ? n : 0);
+        if (scalar)
+            ck_assert_uint_eq(got, c);
+        if (n > 1) /* cut off */
+            ck_assert_int_eq(gcg_utf8_decode(b, (size_t)n - 1, &got), 0);
+    }
+    static const struct { const char *s; size_t n; } bad[] = {
+        {"\xC0\x80", 2},         /* overlong NUL    */
+        {"\xE0\x80\xAF", 3},     /* overlong '/'    */
+        {"\xF4\x90\x80\x80", 4}, /* above U+10FFFF  */
+        {"\xF5\x80\x80\x80", 4}, /* no such lead    */
+        {"\x80", 1},             /* stray follower  */
+        {"\xC3\x28", 2},         /* bad follower    */
+        {"", 0},                 /* nothing         */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        uint32_t got = 7;
+        ck_assert_int_eq(gcg_utf8_decode((const uint8_t *)bad[i].s, bad[i].n, &got), 0);
+        ck_assert_uint_eq(got, 7);
+    }
+}
+END_TEST
+
 static Suite *utf8_suite(void)
 {
     Suite *s = suite_create("utf8");
@@ -445,6 +477,7 @@ static Suite *utf8_suite(void)
     tcase_add_test(tc, test_normalize_exact);
     tcase_add_test(tc, test_split_exact);
     tcase_add_test(tc, test_encode);
+    tcase_add_test(tc, test_decode);
     suite_add_tcase(s, tc);
     return s;
 }
