@@ -554,7 +554,7 @@ gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_voca
     c.reaches = malloc(((size_t)lr->n_states + 1) * sizeof *c.reaches);
     if (c.st == GCG_OK && (!done || !c.path || !c.reaches))
         c.st = GCG_ERR_NOMEM;
-    c.sim.take_loops = share_walks;
+    c.sim.share = share_walks;
     if (c.st == GCG_OK && share_walks)
         c.st = gcg_horizon_build(&c.hz, g, lr, c.sim.pred_first, c.sim.pred, trie->max_depth);
     else if (c.st == GCG_OK)

@@ -61,8 +61,9 @@ typedef struct mask_automaton {
  * byte classes the LR tables are indexed by. `limits` may be NULL for the
  * defaults (max_automaton_states, max_stacks). With share_walks, a state's
  * walk is taken from a twin whose walk is proven equal (horizon.h), and a
- * trie subtree whose bytes all leave the stacks as they are is taken whole
- * (mask_sim.h); the automaton is the same either way, only built faster. */
+ * trie subtree whose bytes all leave the stacks as they are is taken whole,
+ * and subtrees are shared across the places a rule is used (mask_sim.h);
+ * the automaton is the same either way, only built faster. */
 gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_vocab *v,
                                const token_trie *trie, const uint8_t *class_of, const gcg_limits *limits,
                                bool share_walks, const char *const *rule_names, mask_automaton *out,

@@ -71,6 +71,33 @@ static gcg_status build_pred(mask_sim *c)
     return GCG_OK;
 }
 
+/* Each state's pending reduction: the one reduction that all its actions
+ * are, if there is one; and the terminals each state rejects (bits). */
+static gcg_status build_pending(mask_sim *c)
+{
+    const lr_tables *t = c->lr;
+    c->err_words = (t->n_terms + 63) / 64;
+    c->pending = malloc(((size_t)t->n_states + 1) * sizeof *c->pending);
+    c->err = calloc((size_t)t->n_states * c->err_words + 1, sizeof *c->err);
+    if (!c->pending || !c->err || c->err_words > ERR_WORDS)
+        return c->err_words > ERR_WORDS ? GCG_ERR_LIMIT : GCG_ERR_NOMEM;
+    for (uint32_t s = 0; s < t->n_states; s++) {
+        uint32_t red = GCG_ACT_ERROR;
+        bool one = true;
+        for (uint32_t x = 0; x < t->n_terms; x++) {
+            uint32_t a = lr_action(t, s, x);
+            if (a == GCG_ACT_ERROR) {
+                c->err[(size_t)s * c->err_words + x / 64] |= 1ull << (x % 64);
+                continue;
+            }
+            one = one && GCG_ACT_KIND(a) == GCG_ACT_REDUCE && GCG_ACT_ARG(a) != 0 && (red == GCG_ACT_ERROR || a == red);
+            red = a;
+        }
+        c->pending[s] = one && red != GCG_ACT_ERROR ? GCG_ACT_ARG(red) : NONE;
+    }
+    return GCG_OK;
+}
+
 /* Interns the list ids[0..n), sorted and deduplicated here, in the table
  * (map, start, len, data); NONE for an empty list or on failure. */
 static uint32_t intern_list(mask_sim *c, map64 *map, vec *start, vec *lens, vec *data, uint32_t *ids, uint32_t n,
@@ -245,6 +272,45 @@ static bool sim_reduce(mask_sim *c, uint32_t *w, uint32_t p)
     return true;
 }
 
+/* Takes the reductions pending on top of the stack w = [o, k, K...] just
+ * shifted, while each goto is known without reading the real stack: the
+ * next byte takes them first, unless the state rejects it; so a reduced
+ * stack is kept only when its top rejects every terminal that a state
+ * reduced on the way rejects. The stacks mean the same, and walks that
+ * differ only in pending reductions (a trie of key prefixes, each closed by
+ * a chain of reductions) meet in the same stacks one byte earlier. */
+static void pre_reduce(mask_sim *c, uint32_t *w)
+{
+    const lr_tables *t = c->lr;
+    uint32_t x[2 + MAX_KNOWN + 1], W = c->err_words;
+    uint64_t dead[ERR_WORDS] = {0};
+    memcpy(x, w, ((size_t)w[1] + 2) * sizeof *x);
+    for (uint32_t p; x[1] && x[1] < MAX_KNOWN && (p = c->pending[x[1 + x[1]]]) != NONE;) {
+        const uint64_t *e = c->err + (size_t)x[1 + x[1]] * W;
+        for (uint32_t i = 0; i < W; i++)
+            dead[i] |= e[i];
+        uint32_t k = x[1], len = t->prod_len[p], lhs = t->prod_lhs[p], to;
+        if (len < k) {
+            to = lr_goto(t, x[2 + k - 1 - len], lhs);
+            if (to == GCG_NO_GOTO)
+                return;
+            x[1] = k - len + 1, x[2 + k - len] = to;
+        } else {
+            uint64_t depth = (uint64_t)x[0] + (len - k);
+            to = depth > MAX_DEPTH ? READ : consensus(c, c->ref, (uint32_t)depth, lhs);
+            if (to == READ || to == DEAD)
+                return;
+            x[0] = (uint32_t)depth, x[1] = 1, x[2] = to;
+        }
+        const uint64_t *e2 = c->err + (size_t)to * W;
+        bool same = true;
+        for (uint32_t i = 0; i < W; i++)
+            same = same && !(dead[i] & ~e2[i]);
+        if (same)
+            memcpy(w, x, ((size_t)x[1] + 2) * sizeof *w);
+    }
+}
+
 static bool emit_shift(mask_sim *c, const uint32_t *w, uint32_t to)
 {
     uint32_t k = w[1];
@@ -404,6 +470,28 @@ static uint32_t lower_reference(mask_sim *c, uint32_t from, uint32_t *delta)
     return ref;
 }
 
+/* ---- forms ---------------------------------------------------------------
+ *
+ * A form is a pair (stack set, reference), interned: the walk looks up its
+ * steps, its lowest equivalent form, its loop bytes and its memo entries by
+ * the form's index rather than by hashing the pair at every trie node. */
+
+static uint32_t form_of(mask_sim *c, uint32_t set, uint32_t ref)
+{
+    uint32_t *slot = gcg_map64_slot(&c->form_ids, ((uint64_t)set << 32) | ref, true);
+    if (!slot)
+        return fail(c, GCG_ERR_NOMEM), NONE;
+    if (*slot == NONE) {
+        uint32_t id = c->form_set.n;
+        if (!gcg_vec_push(&c->form_set, set) || !gcg_vec_push(&c->form_ref, ref) ||
+            !gcg_vec_push(&c->form_low, NONE) || !gcg_vec_push(&c->form_drop, 0) ||
+            !gcg_vec_push(&c->form_loop, NONE) || !gcg_vec_push(&c->form_gen, NONE))
+            return fail(c, GCG_ERR_NOMEM), NONE;
+        *slot = id;
+    }
+    return *slot;
+}
+
 /* Simulates byte class `cls` on every stack of `set` (reference c->ref) and
  * records the step. Returns its index, or NONE on failure. */
 static uint32_t step_compute(mask_sim *c, uint32_t set, uint32_t cls)
@@ -421,6 +509,18 @@ static uint32_t step_compute(mask_sim *c, uint32_t set, uint32_t cls)
     c->reads.n = 0;
     for (uint32_t s = 0; s < end && c->st == GCG_OK; s += c->arena.v[s + 1] + 2)
         sim_byte(c, s, cls);
+    uint32_t shifted = c->arena.n;
+    for (uint32_t s = end; s < shifted && c->st == GCG_OK; s += c->arena.v[s + 1] + 2) {
+        uint32_t w[2 + MAX_KNOWN + 1];
+        memcpy(w, c->arena.v + s, ((size_t)c->arena.v[s + 1] + 2) * sizeof *w);
+        if (c->share)
+            pre_reduce(c, w);
+        if (!gcg_vec_reserve(&c->arena, w[1] + 2))
+            return fail(c, GCG_ERR_NOMEM), NONE;
+        memcpy(c->arena.v + c->arena.n, w, ((size_t)w[1] + 2) * sizeof *w);
+        c->arena.n += w[1] + 2;
+    }
+    end = shifted;
     uint32_t delta = 0, ref = c->st == GCG_OK ? lower_reference(c, end, &delta) : NONE;
     c->ids.n = 0;
     for (uint32_t s = end; s < c->arena.n && c->st == GCG_OK; s += c->arena.v[s + 1] + 2) {
@@ -429,8 +529,9 @@ static uint32_t step_compute(mask_sim *c, uint32_t set, uint32_t cls)
             fail(c, GCG_ERR_NOMEM);
     }
     uint32_t next = c->st == GCG_OK ? set_intern(c, c->ids.v, c->ids.n) : NONE;
+    uint32_t form = next != NONE ? form_of(c, next, ref) : NONE;
     uint32_t idx = c->steps.n / STEP_WORDS;
-    uint32_t rec[STEP_WORDS] = {c->ref, set, cls, next, ref, delta, c->step_reads.n, c->reads.n / 2, NONE, NONE};
+    uint32_t rec[STEP_WORDS] = {c->ref, set, cls, next, ref, delta, c->step_reads.n, c->reads.n / 2, NONE, form};
     for (uint32_t i = 0; i < c->reads.n && c->st == GCG_OK; i++)
         if (!gcg_vec_push(&c->step_reads, c->reads.v[i]))
             fail(c, GCG_ERR_NOMEM);
@@ -440,10 +541,10 @@ static uint32_t step_compute(mask_sim *c, uint32_t set, uint32_t cls)
     return c->st == GCG_OK ? idx : NONE;
 }
 
-/* Makes room in the direct table for every stack set interned so far. */
+/* Makes room in the direct table for every form interned so far. */
 static bool direct_reserve(mask_sim *c)
 {
-    uint64_t need = (uint64_t)c->sset_start.n * c->lr->n_terms;
+    uint64_t need = (uint64_t)c->form_set.n * c->lr->n_terms;
     if (need <= c->cap_direct)
         return true;
     if (need > UINT32_MAX / 2)
@@ -495,19 +596,17 @@ static const uint32_t *step_lookup(mask_sim *c, uint32_t set, uint32_t cls)
     }
 }
 
-/* The step of (c->ref, set, cls), its reads recorded at trie node `node`:
- * from the direct table (valid when its reference matches), else hashed. */
-static const uint32_t *step_of(mask_sim *c, uint32_t set, uint32_t cls, uint32_t node)
+/* The step of form `form` on class cls, its reads recorded at trie node
+ * `node`: from the direct table, else from the hashed store. */
+static const uint32_t *step_of(mask_sim *c, uint32_t form, uint32_t cls, uint32_t node)
 {
-    uint64_t di = (uint64_t)set * c->lr->n_terms + cls;
-    const uint32_t *st = NULL;
+    uint64_t di = (uint64_t)form * c->lr->n_terms + cls;
+    const uint32_t *st;
     if (di < c->cap_direct && c->direct[di] != NONE) {
         st = c->steps.v + (size_t)c->direct[di] * STEP_WORDS;
-        if (st[0] != c->ref)
-            st = NULL;
-    }
-    if (!st) {
-        st = step_lookup(c, set, cls);
+    } else {
+        c->ref = c->form_ref.v[form];
+        st = step_lookup(c, c->form_set.v[form], cls);
         if (st && direct_reserve(c))
             c->direct[di] = (uint32_t)((st - c->steps.v) / STEP_WORDS);
     }
@@ -561,31 +660,22 @@ static void positions_from_log(mask_sim *c)
     }
 }
 
-/* The memo entry for (node, reference, set), or NONE. */
-static uint32_t memo_find(mask_sim *c, uint32_t node, uint32_t ref, uint32_t set, uint64_t *key_out)
+/* The memo entry for (node, form), or NONE; its key in *key_out. */
+static uint32_t memo_find(mask_sim *c, uint32_t node, uint32_t form, uint64_t *key_out)
 {
-    uint32_t key[3] = {node, ref, set};
-    uint64_t h = XXH3_64bits(key, sizeof key) ^ 0x3e30u;
-    for (uint64_t probe = h;; probe++) {
-        uint32_t *slot = gcg_map64_slot(&c->memo_ids, probe, false);
-        if (!slot) {
-            *key_out = probe;
-            return NONE;
-        }
-        const uint32_t *m = c->memo.v + (size_t)*slot * MEMO_WORDS;
-        if (m[0] == node && m[1] == ref && m[2] == set)
-            return *slot;
-    }
+    *key_out = ((uint64_t)node << 32) | form;
+    uint32_t *slot = gcg_map64_slot(&c->memo_ids, *key_out, false);
+    return slot ? *slot : NONE;
 }
 
 /* Replays memo entry `id` at the current offset. */
 static void memo_replay(mask_sim *c, uint32_t id)
 {
     const uint32_t *m = c->memo.v + (size_t)id * MEMO_WORDS;
-    for (uint32_t i = 0; i < m[4]; i += 2)
-        accept_range(c, c->memo_data.v[m[3] + i], c->memo_data.v[m[3] + i + 1]);
-    for (uint32_t i = 0; i < m[6] && c->st == GCG_OK; i += 3) {
-        const uint32_t *cf = c->memo_data.v + m[5] + i;
+    for (uint32_t i = 0; i < m[1]; i += 2)
+        accept_range(c, c->memo_data.v[m[0] + i], c->memo_data.v[m[0] + i + 1]);
+    for (uint32_t i = 0; i < m[3] && c->st == GCG_OK; i += 3) {
+        const uint32_t *cf = c->memo_data.v + m[2] + i;
         add_config(c, cf[0], cf[1], cf[2] + c->offset - 1);
     }
 }
@@ -594,7 +684,7 @@ static void memo_replay(mask_sim *c, uint32_t id)
 static void memo_store(mask_sim *c, const frame *f)
 {
     uint32_t id = c->memo.n / MEMO_WORDS, acc_n = c->acc_log.n - f->acc_mark, cfg_n = c->cfgs.n - f->cfg_mark;
-    uint32_t rec[MEMO_WORDS] = {f->node, f->ref, f->set, c->memo_data.n, acc_n, c->memo_data.n + acc_n, cfg_n};
+    uint32_t rec[MEMO_WORDS] = {c->memo_data.n, acc_n, c->memo_data.n + acc_n, cfg_n};
     if (!gcg_vec_reserve(&c->memo_data, acc_n + cfg_n))
         return (void)fail(c, GCG_ERR_NOMEM);
     if (acc_n)
@@ -625,10 +715,10 @@ static void memo_store(mask_sim *c, const frame *f)
  * string body is walked once, not once from the quote and once from the
  * body's loop state). */
 
-#define CANON_WORDS 5
-
-/* The lowest form of (set, ref) one level down, or false when there is none. */
-static bool lower_once(mask_sim *c, uint32_t *set, uint32_t *ref)
+/* The lowest form of (set, ref) one level down, or false when there is none.
+ * With `any_ref` the reference need not be all the states below the common
+ * bottom state K: the form returned is then more general than (set, ref). */
+static bool lower_once(mask_sim *c, uint32_t *set, uint32_t *ref, bool any_ref)
 {
     uint32_t start = c->sset_start.v[*set], n = c->sset_len.v[*set], k1 = NONE;
     for (uint32_t i = 0; i < n; i++) {
@@ -638,7 +728,7 @@ static bool lower_once(mask_sim *c, uint32_t *set, uint32_t *ref)
         k1 = w[2];
     }
     uint32_t one = lset_intern(c, &k1, 1);
-    if (one == NONE || lset_below(c, one, 1) != *ref)
+    if (one == NONE || (!any_ref && lset_below(c, one, 1) != *ref))
         return false;
     c->ids.n = 0;
     for (uint32_t i = 0; i < n && c->st == GCG_OK; i++) {
@@ -661,60 +751,59 @@ static bool lower_once(mask_sim *c, uint32_t *set, uint32_t *ref)
     return true;
 }
 
-/* Frame f in its lowest equivalent form (cached per (set, reference)). */
+/* The lowest equivalent form of form f, and the levels it drops in *drop
+ * (cached per form); NONE on failure. */
+static uint32_t form_lowest(mask_sim *c, uint32_t f, uint32_t *drop)
+{
+    if (c->form_low.v[f] == NONE) {
+        uint32_t set = c->form_set.v[f], ref = c->form_ref.v[f], n = 0;
+        while (c->st == GCG_OK && lower_once(c, &set, &ref, false))
+            n++;
+        uint32_t low = c->st == GCG_OK ? form_of(c, set, ref) : NONE;
+        if (low == NONE)
+            return NONE;
+        c->form_low.v[f] = low, c->form_drop.v[f] = n;
+    }
+    *drop = c->form_drop.v[f];
+    return c->form_low.v[f];
+}
+
+/* Frame f in its lowest equivalent form. */
 static void lower_frame(mask_sim *c, frame *f)
 {
-    uint64_t key = ((uint64_t)f->set << 32) | f->ref;
-    uint32_t *slot = gcg_map64_slot(&c->canon_ids, key, true);
-    if (!slot)
-        return (void)fail(c, GCG_ERR_NOMEM);
-    if (*slot == NONE) {
-        uint32_t set = f->set, ref = f->ref, drop = 0;
-        while (c->st == GCG_OK && lower_once(c, &set, &ref))
-            drop++;
-        uint32_t rec[CANON_WORDS] = {f->set, f->ref, set, ref, drop};
-        for (uint32_t i = 0; i < CANON_WORDS && c->st == GCG_OK; i++)
-            if (!gcg_vec_push(&c->canon, rec[i]))
-                fail(c, GCG_ERR_NOMEM);
-        if (c->st != GCG_OK)
-            return;
-        slot = gcg_map64_slot(&c->canon_ids, key, false);
-        *slot = c->canon.n / CANON_WORDS - 1;
-    }
-    const uint32_t *r = c->canon.v + (size_t)*slot * CANON_WORDS;
-    f->set = r[2], f->ref = r[3], f->offset -= r[4];
+    uint32_t drop, low = form_lowest(c, f->form, &drop);
+    if (low != NONE)
+        f->form = low, f->set = c->form_set.v[low], f->ref = c->form_ref.v[low], f->offset -= drop;
 }
 
 /* ---- subtrees that keep the stacks ----------------------------------------
  *
  * Inside a string body an ordinary byte takes the stacks back to where they
- * were: the step of (reference, set) on its class is (set, reference) again,
- * in lowest form, and reads nothing. Such a form is a loop, and its loop
- * bytes are the bytes that keep it. A step into a loop whose loop bytes
- * hold every byte below the trie node entered accepts every token below it
- * with nothing read, so the subtree is taken whole instead of walked (from a
- * JSON string body, about three quarters of the Llama 3 trie). A form's
- * loop bytes are found when a step first shows it to be a loop, then kept:
- * so only a few forms pay for stepping every byte class. */
+ * were: the step of a form on its class leads, in lowest form, to the same
+ * form, and reads nothing. Such a form is a loop, and its loop bytes are the
+ * bytes that keep it. A step into a loop whose loop bytes hold every byte
+ * below the trie node entered accepts every token below it with nothing
+ * read, so the subtree is taken whole instead of walked (from a JSON string
+ * body, about three quarters of the Llama 3 trie). A form's loop bytes are
+ * found when a step first shows it to be a loop, then kept: so only a few
+ * forms pay for stepping every byte class. */
 
-/* (set, ref) in its lowest equivalent form (lower_frame). */
-static void lowest(mask_sim *c, uint32_t *set, uint32_t *ref)
+/* The lowest form of step st's outcome, kept in the step (word 8). */
+static uint32_t step_lowest(mask_sim *c, const uint32_t *st)
 {
-    frame f = {.set = *set, .ref = *ref};
-    lower_frame(c, &f);
-    *set = f.set, *ref = f.ref;
+    size_t at = (size_t)(st - c->steps.v);
+    uint32_t drop;
+    if (c->steps.v[at + 8] == NONE)
+        c->steps.v[at + 8] = form_lowest(c, st[9], &drop);
+    return c->steps.v[at + 8];
 }
 
-/* The bytes whose step takes the lowest form (set, ref) back to itself with
- * nothing read, 256 bits (cached). */
-static const uint64_t *loop_bytes(mask_sim *c, uint32_t set, uint32_t ref)
+/* The bytes whose step takes the lowest form `low` back to itself with
+ * nothing read, 256 bits (cached in form_loop). */
+static const uint64_t *loop_bytes(mask_sim *c, uint32_t low)
 {
-    uint64_t key = ((uint64_t)set << 32) | ref;
-    uint32_t *slot = gcg_map64_slot(&c->loop_ids, key, true);
-    if (!slot)
-        return fail(c, GCG_ERR_NOMEM), NULL;
-    if (*slot != NONE)
-        return c->loops + 4 * (size_t)*slot;
+    if (c->form_loop.v[low] != NONE)
+        return c->loops + 4 * (size_t)c->form_loop.v[low];
     if (c->n_loops == c->cap_loops) {
         uint32_t cap = c->cap_loops ? 2 * c->cap_loops : 64;
         uint64_t *l = realloc(c->loops, (size_t)cap * 4 * sizeof *l);
@@ -724,16 +813,13 @@ static const uint64_t *loop_bytes(mask_sim *c, uint32_t set, uint32_t ref)
     }
     uint64_t bytes[4] = {0};
     uint8_t known[256] = {0}, keeps[256] = {0};
-    uint32_t saved = c->ref;
+    uint32_t saved = c->ref, set = c->form_set.v[low];
     for (uint32_t b = 0; b < 256 && c->st == GCG_OK; b++) {
         uint32_t cls = c->class_of[b];
         if (!known[cls]) {
-            c->ref = ref;
+            c->ref = c->form_ref.v[low];
             const uint32_t *st = step_lookup(c, set, cls);
-            uint32_t next = st ? st[3] : NONE, to = st ? st[4] : NONE, reads = st ? st[7] : 1;
-            if (next != NONE && !reads)
-                lowest(c, &next, &to);
-            keeps[cls] = next == set && to == ref && !reads;
+            keeps[cls] = st && st[3] != NONE && !st[7] && step_lowest(c, st) == low;
             known[cls] = 1;
         }
         if (keeps[cls])
@@ -743,31 +829,151 @@ static const uint64_t *loop_bytes(mask_sim *c, uint32_t set, uint32_t ref)
     if (c->st != GCG_OK)
         return NULL;
     memcpy(c->loops + 4 * (size_t)c->n_loops, bytes, sizeof bytes);
-    slot = gcg_map64_slot(&c->loop_ids, key, false);
-    *slot = c->n_loops++;
-    return c->loops + 4 * (size_t)*slot;
+    c->form_loop.v[low] = c->n_loops++;
+    return c->loops + 4 * (size_t)c->form_loop.v[low];
 }
 
-/* The lowest form of step st's outcome, kept in the step (words 8, 9). */
-static void step_lowest(mask_sim *c, const uint32_t *st, uint32_t *set, uint32_t *ref)
-{
-    size_t at = (size_t)(st - c->steps.v);
-    if (c->steps.v[at + 8] == NONE) {
-        uint32_t x = st[3], y = st[4];
-        lowest(c, &x, &y);
-        c->steps.v[at + 8] = x, c->steps.v[at + 9] = y;
-    }
-    *set = c->steps.v[at + 8], *ref = c->steps.v[at + 9];
-}
-
-/* The loop bytes of the lowest form (set, ref): computed when a step has
- * just shown it to be a loop (`fixed`), else only looked up. */
-static const uint64_t *loop_of(mask_sim *c, uint32_t set, uint32_t ref, bool fixed)
+/* The loop bytes of the lowest form `low`: computed when a step has just
+ * shown it to be a loop (`fixed`), else only looked up. */
+static const uint64_t *loop_of(mask_sim *c, uint32_t low, bool fixed)
 {
     if (fixed)
-        return loop_bytes(c, set, ref);
-    uint32_t *slot = gcg_map64_slot(&c->loop_ids, ((uint64_t)set << 32) | ref, false);
-    return slot ? c->loops + 4 * (size_t)*slot : NULL;
+        return loop_bytes(c, low);
+    return c->form_loop.v[low] != NONE ? c->loops + 4 * (size_t)c->form_loop.v[low] : NULL;
+}
+
+/* ---- general walks --------------------------------------------------------
+ *
+ * A lowest form whose stacks all start with the same state K, over a
+ * reference smaller than the states that can lie below K, holds on to its
+ * context: inside a JSON string entered after `"name": ` the reference is
+ * the state before the quote, so the body, most of the trie, was walked
+ * once for every place a string can stand. The general form drops that:
+ * the stacks without K over the reference {K}, which every such place
+ * shares. Its walk (memoized once for all) stops where the real stack below
+ * K is needed, leaving read configurations; those the context answers are
+ * resumed at once, the others kept. The tokens accepted and configurations
+ * left are those of walking the form itself: a walk only ever learns about
+ * the stack below K through those reads. */
+
+static void walk(mask_sim *c, frame top);
+static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *to);
+static bool frame_at(mask_sim *c, uint32_t node, uint32_t set, uint32_t ref, uint32_t offset, frame *f);
+
+/* The general form of lowest form f, or DEAD when it has none (cached). */
+static uint32_t form_general(mask_sim *c, uint32_t f)
+{
+    if (c->form_gen.v[f] == NONE) {
+        uint32_t set = c->form_set.v[f], ref = c->form_ref.v[f], g = DEAD;
+        if (lower_once(c, &set, &ref, true))
+            g = form_of(c, set, ref);
+        if (c->st != GCG_OK || g == NONE)
+            return DEAD;
+        c->form_gen.v[f] = g;
+    }
+    return c->form_gen.v[f];
+}
+
+/* Walks below frame `top` with frames of its own, so that a walk can be
+ * started while another is in progress (one nesting per trie level). */
+static void walk_nested(mask_sim *c, frame top)
+{
+    if (c->depth_nested > c->trie->max_depth + 1)
+        return (void)fail(c, GCG_ERR_LIMIT);
+    if (!c->nested[c->depth_nested] &&
+        !(c->nested[c->depth_nested] = malloc((size_t)c->cap_frames * sizeof **c->nested)))
+        return (void)fail(c, GCG_ERR_NOMEM);
+    frame *saved = c->frames;
+    c->frames = c->nested[c->depth_nested++];
+    walk(c, top);
+    c->frames = saved;
+    c->depth_nested--;
+}
+
+/* Resumes configuration (node, lhs) of the run at the goto `to` taken from
+ * reference set `ref`, `offset` entries below the run's top. */
+static void resume_at(mask_sim *c, uint32_t node, uint32_t to, uint32_t ref, uint32_t offset)
+{
+    uint32_t w[3] = {0, 1, to}, id = stack_intern(c, w);
+    uint32_t set = id == NONE ? NONE : set_intern(c, &id, 1);
+    frame parent, child;
+    if (frame_at(c, node, set, ref, offset, &parent) && enter_child(c, &parent, node, &child))
+        walk_nested(c, child);
+}
+
+/* The configurations logged since f's mark that f's reference answers are
+ * resumed; the others stay. */
+static void resolve_reads(mask_sim *c, const frame *f)
+{
+    uint32_t n = c->cfgs.n - f->cfg_mark, *cf = malloc(((size_t)n + 1) * sizeof *cf);
+    if (!cf)
+        return (void)fail(c, GCG_ERR_NOMEM);
+    memcpy(cf, c->cfgs.v + f->cfg_mark, (size_t)n * sizeof *cf);
+    c->cfgs.n = f->cfg_mark;
+    for (uint32_t i = 0; i < n && c->st == GCG_OK; i += 3) {
+        uint32_t depth = cf[i + 2] + 1 - f->offset; /* below f's reference */
+        uint32_t to = depth > MAX_DEPTH ? READ : consensus(c, f->ref, depth, cf[i + 1]);
+        if (to == READ)
+            add_config(c, cf[i], cf[i + 1], cf[i + 2]);
+        else if (to != DEAD)
+            resume_at(c, cf[i], to, lset_below(c, f->ref, depth), f->offset + depth);
+    }
+    free(cf);
+}
+
+static int cmp_interval(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Puts the accepted intervals logged from `from` on in order again: those
+ * before `mid` (one walk, in trie order) and those after (resumed walks,
+ * each in order but overlapping), so that the run's log stays sorted. */
+static void merge_log(mask_sim *c, uint32_t from, uint32_t mid)
+{
+    vec *log = &c->acc_log;
+    uint32_t n = log->n;
+    bool sorted = true;
+    for (uint32_t i = mid + 2; i < n && sorted; i += 2)
+        sorted = log->v[i] >= log->v[i - 2];
+    if (!sorted)
+        qsort(log->v + mid, (n - mid) / 2, 2 * sizeof *log->v, cmp_interval);
+    if (mid == from || mid == n || log->v[mid - 2] <= log->v[mid])
+        return;
+    c->merged.n = 0;
+    if (!gcg_vec_reserve(&c->merged, n - from))
+        return (void)fail(c, GCG_ERR_NOMEM);
+    uint32_t i = from, j = mid, *out = c->merged.v;
+    while (i < mid || j < n) {
+        uint32_t *src = j >= n || (i < mid && log->v[i] <= log->v[j]) ? &i : &j;
+        *out++ = log->v[*src], *out++ = log->v[*src + 1];
+        *src += 2;
+    }
+    memcpy(log->v + from, c->merged.v, (size_t)(n - from) * sizeof *log->v);
+}
+
+/* Walks frame f (a lowest form, memo miss, recording) through its general
+ * form g and records it. */
+static void walk_general(mask_sim *c, frame f, uint32_t g)
+{
+    uint32_t drop;
+    frame gf = {f.node, f.child, c->form_set.v[g], c->form_ref.v[g], f.offset - 1, g, 0, 0, 0, UINT64_MAX, NONE};
+    if (c->share)
+        gf.low = form_lowest(c, g, &drop);
+    c->offset = gf.offset;
+    uint32_t id = memo_find(c, f.node, g, &gf.memo_key);
+    if (id != NONE) {
+        memo_replay(c, id);
+    } else {
+        gf.acc_mark = c->acc_floor = c->acc_log.n, gf.cfg_mark = c->cfgs.n, gf.memo = 1;
+        walk_nested(c, gf);
+    }
+    uint32_t mid = c->acc_log.n;
+    resolve_reads(c, &f);
+    merge_log(c, f.acc_mark, mid);
+    if (c->st == GCG_OK)
+        memo_store(c, &f);
 }
 
 /* Enters trie node `child` from frame `from`'s stacks: on success the new
@@ -777,14 +983,13 @@ static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *t
 {
     c->visits++;
     c->ref = from->ref, c->offset = from->offset;
-    const uint32_t *st = step_of(c, from->set, c->class_of[c->trie->byte[child]], child);
+    const uint32_t *st = step_of(c, from->form, c->class_of[c->trie->byte[child]], child);
     if (!st || st[3] == NONE)
         return false;
-    uint32_t next = st[3], ref = st[4], drop = st[5], reads = st[7], low_set = NONE, low_ref = NONE;
-    if (c->take_loops && c->trie->end[child] != child + 1) {
-        step_lowest(c, st, &low_set, &low_ref);
-        bool fixed = low_set == from->low_set && low_ref == from->low_ref;
-        const uint64_t *keep = reads ? NULL : loop_of(c, low_set, low_ref, fixed);
+    uint32_t next = st[3], ref = st[4], drop = st[5], reads = st[7], form = st[9], low = NONE;
+    if (c->share && c->trie->end[child] != child + 1) {
+        low = step_lowest(c, st);
+        const uint64_t *keep = reads || low == NONE ? NULL : loop_of(c, low, low == from->low);
         if (keep && gcg_trie_below_within(c->trie, child, keep)) {
             accept_range(c, child, c->trie->end[child]);
             return false;
@@ -793,12 +998,12 @@ static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *t
     accept_range(c, child, child + 1);
     if (c->trie->end[child] == child + 1)
         return false; /* a leaf: nothing below */
-    *to = (frame){child, child + 1, next, ref, from->offset + drop, 0, 0, NONE, UINT64_MAX, low_set, low_ref};
+    *to = (frame){child, child + 1, next, ref, from->offset + drop, form, 0, 0, 0, UINT64_MAX, low};
     if (c->trie->end[child] - child < MEMO_MIN)
         return true;
     lower_frame(c, to);
     c->ref = to->ref, c->offset = to->offset;
-    uint32_t id = memo_find(c, child, to->ref, to->set, &to->memo_key);
+    uint32_t id = memo_find(c, child, to->form, &to->memo_key);
     if (id != NONE) {
         memo_replay(c, id);
         return false;
@@ -808,7 +1013,11 @@ static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *t
     /* The walk below is recorded from here: no interval logged before may
      * grow into it. */
     to->acc_mark = c->acc_floor = c->acc_log.n, to->cfg_mark = c->cfgs.n, to->memo = 1;
-    return true;
+    uint32_t g = c->share ? form_general(c, to->form) : DEAD;
+    if (g == DEAD)
+        return true;
+    walk_general(c, *to, g);
+    return false;
 }
 
 /* Depth-first walk below the frame `top`'s trie node. */
@@ -835,16 +1044,24 @@ static void walk(mask_sim *c, frame top)
     }
 }
 
+/* A frame at trie node `node` holding the stack set `set` over the
+ * reference `ref`, offset `offset`; false on failure. */
+static bool frame_at(mask_sim *c, uint32_t node, uint32_t set, uint32_t ref, uint32_t offset, frame *f)
+{
+    uint32_t form = set == NONE || ref == NONE ? NONE : form_of(c, set, ref), drop;
+    *f = (frame){node, node + 1, set, ref, offset, form, 0, 0, 0, UINT64_MAX, NONE};
+    if (form != NONE && c->share)
+        f->low = form_lowest(c, form, &drop);
+    return form != NONE && c->st == GCG_OK;
+}
+
 /* A frame at trie node `node` holding the single stack w over the
  * reference {state}; false on failure. */
 static bool single_frame(mask_sim *c, uint32_t node, uint32_t state, const uint32_t *w, frame *f)
 {
     uint32_t s = state, ref = lset_intern(c, &s, 1), id = stack_intern(c, w);
     uint32_t set = id == NONE ? NONE : set_intern(c, &id, 1);
-    *f = (frame){node, node + 1, set, ref, 0, 0, 0, NONE, UINT64_MAX, set, ref};
-    if (c->take_loops && set != NONE && ref != NONE)
-        lowest(c, &f->low_set, &f->low_ref);
-    return set != NONE && ref != NONE;
+    return frame_at(c, node, set, ref, 0, f);
 }
 
 /* ---- runs ----------------------------------------------------------------- */
@@ -857,21 +1074,28 @@ gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie 
     s->limits = gcg_limits_or_default(limits);
     s->cap_frames = trie->max_depth + 2;
     s->frames = malloc((size_t)s->cap_frames * sizeof *s->frames);
-    s->st = s->frames ? build_pred(s) : GCG_ERR_NOMEM;
+    s->nested = calloc((size_t)s->cap_frames + 1, sizeof *s->nested);
+    s->st = s->frames && s->nested ? build_pred(s) : GCG_ERR_NOMEM;
+    if (s->st == GCG_OK)
+        s->st = build_pending(s);
     return s->st;
 }
 
 void gcg_mask_sim_free(mask_sim *c)
 {
-    free(c->pred_first), free(c->pred), free(c->stamp), free(c->frames), free(c->direct), free(c->loops);
+    for (uint32_t i = 0; c->nested && i <= c->cap_frames; i++)
+        free(c->nested[i]);
+    free(c->nested);
+    free(c->pred_first), free(c->pred), free(c->pending), free(c->err), free(c->stamp), free(c->frames), free(c->direct), free(c->loops);
     vec *vs[] = {&c->layer, &c->next_layer, &c->arena, &c->work, &c->cfgs, &c->stack_start, &c->stack_data,
                  &c->sset_start, &c->sset_len, &c->sset_data, &c->steps, &c->step_reads, &c->ids,
                  &c->lset_start, &c->lset_len, &c->lset_data, &c->reads, &c->acc_log, &c->memo,
-                 &c->memo_data, &c->pos, &c->canon};
+                 &c->memo_data, &c->pos, &c->merged, &c->form_set, &c->form_ref, &c->form_low, &c->form_drop,
+                 &c->form_loop, &c->form_gen};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     map64 *ms[] = {&c->consensus, &c->stack_ids, &c->sset_ids, &c->step_ids, &c->lset_ids, &c->lset_down,
-                   &c->memo_ids, &c->canon_ids, &c->loop_ids};
+                   &c->memo_ids, &c->form_ids};
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
         gcg_map64_free(ms[i]);
 }
@@ -902,12 +1126,8 @@ void gcg_mask_sim_root(mask_sim *c, uint32_t state)
     memcpy(c->layer.v, c->pred + c->pred_first[state], (size_t)n * sizeof *c->pred);
     uint32_t ref = lset_intern(c, c->layer.v, n), id = stack_intern(c, w);
     uint32_t set = id == NONE ? NONE : set_intern(c, &id, 1);
-    if (ref == NONE || set == NONE)
-        return;
-    f = (frame){0, 1, set, ref, 1, 0, 0, NONE, UINT64_MAX, set, ref};
-    if (c->take_loops)
-        lowest(c, &f.low_set, &f.low_ref);
-    walk(c, f);
+    if (frame_at(c, 0, set, ref, 1, &f))
+        walk(c, f);
 }
 
 void gcg_mask_sim_set_shallow(mask_sim *c, uint32_t shallow)

@@ -8,10 +8,15 @@
  * A symbolic stack [o, k, K...] is k known LR states on top of the real
  * stack's entry at depth o below the reference set (the states the real
  * stack may hold there). Stacks, sets of stacks and reference sets are
- * interned; one byte class on one (reference, stack set) is simulated once
- * and then looked up; a trie subtree entered with the same (reference,
- * stacks) is walked once and replayed, and one whose every byte leaves the
- * stacks as they were (a string body) is accepted whole (see mask_sim.c).
+ * interned, and so are forms, the pairs (stack set, reference); one byte
+ * class on one form is simulated once and then looked up; a trie subtree
+ * entered in the same form is walked once and replayed, one whose every
+ * byte leaves the stacks as they were (a string body) is accepted whole, and
+ * one entered in a form that only differs from others by its reference
+ * below a common state (a string in many places) is walked once in the
+ * general form and resumed per place (see mask_sim.c). Reductions that only
+ * wait for the next byte are taken after each shift where that is exact,
+ * so that walks differing only in them meet.
  *
  * One run: gcg_mask_sim_begin, then gcg_mask_sim_root or any number of
  * gcg_mask_sim_resume / gcg_mask_sim_add_config, then read `cfgs` and
@@ -30,23 +35,25 @@
 #include "vecmap.h"
 
 /* A trie node being walked: its stacks (set) over a reference set lying
- * `offset` entries below the run's top; memo = 1 when the walk below it is
- * recorded (from the log marks on) under memo_key; (low_set, low_ref) the
- * lowest equivalent form of (set, ref). */
+ * `offset` entries below the run's top, `form` the pair (set, ref) interned;
+ * memo = 1 when the walk below it is recorded (from the log marks on) under
+ * memo_key; `low` the lowest equivalent form of (set, ref). */
 typedef struct frame {
-    uint32_t node, child, set, ref, offset;
+    uint32_t node, child, set, ref, offset, form;
     uint32_t acc_mark, cfg_mark, memo;
     uint64_t memo_key;
-    uint32_t low_set, low_ref;
+    uint32_t low;
 } frame;
 
 /* A step: reference, stack set, class -> next set, next reference, the drop
- * of the reference, first read in step_reads, number of reads, and the
- * lowest equivalent form of (next set, next reference) once asked for. */
+ * of the reference, first read in step_reads, number of reads, the lowest
+ * equivalent form of the next form once asked for, and the next form. */
 #define STEP_WORDS 10
-/* A memo entry: node, reference, set, intervals (first, count), configs
- * (first, count) in memo_data. */
-#define MEMO_WORDS 7
+/* A memo entry: intervals (first, count), configs (first, count) in
+ * memo_data. */
+#define MEMO_WORDS 4
+
+#define ERR_WORDS 5 /* words of a terminal bit set: byte classes + end */
 
 typedef struct mask_sim {
     const lr_tables *lr;
@@ -56,6 +63,11 @@ typedef struct mask_sim {
     gcg_limits limits;
     uint32_t *pred_first, *pred;     /* CSR: states with a transition into t,
                                         ascending, each once                    */
+    uint32_t *pending;               /* per state: its only reduction, or
+                                        UINT32_MAX (see pre_reduce)            */
+    uint64_t *err;                   /* per state: the terminals it rejects,
+                                        err_words words                        */
+    uint32_t err_words;
     map64 consensus;                 /* (ref, depth, lhs) -> goto / DEAD / READ */
     vec lset_start, lset_len, lset_data; /* interned reference sets of LR states */
     map64 lset_ids, lset_down;       /* ... and (ref, depth) -> the set below   */
@@ -63,10 +75,14 @@ typedef struct mask_sim {
     vec acc_log;                     /* accepted trie-node intervals of the run */
     uint32_t acc_floor;              /* intervals below this index are closed   */
     vec memo, memo_data;             /* shared subtree walks                    */
-    map64 memo_ids;
-    vec canon;                       /* (set, reference) -> lowest equivalent
-                                        (set, reference, levels dropped)       */
-    map64 canon_ids;
+    map64 memo_ids;                  /* (trie node, form) -> memo entry         */
+    vec form_set, form_ref;          /* forms: (stack set, reference) pairs     */
+    vec form_low, form_drop;         /* ... their lowest equivalent form and the
+                                        levels it drops (NONE: not yet asked)  */
+    vec form_loop;                   /* ... their entry in loops, or NONE       */
+    vec form_gen;                    /* ... their general form (see mask_sim.c),
+                                        NONE: not yet asked, DEAD: none        */
+    map64 form_ids;
     uint32_t *stamp, gen;
     vec layer, next_layer;
     vec arena;                       /* scratch stacks of one step: [o, k, K...] */
@@ -76,21 +92,22 @@ typedef struct mask_sim {
     vec step_reads;                  /* (lhs, depth) pairs of the steps' reads  */
     vec ids;                         /* scratch stack ids                       */
     map64 stack_ids, sset_ids, step_ids;
-    uint32_t *direct;                /* [set * n_terms + class]: a cached step, valid
-                                        when the step's reference set is c->ref */
+    uint32_t *direct;                /* [form * n_terms + class]: a cached step */
     uint32_t cap_direct;
     vec work;                        /* pending stacks: [o, k, K..., k + 2]     */
-    frame *frames;
-    uint32_t cap_frames;
+    frame *frames;                   /* the walk in progress                    */
+    frame **nested;                  /* frames of the walks nested in it        */
+    uint32_t cap_frames, depth_nested;
     uint32_t ref, offset;            /* reference set of the step in hand, and
                                         its depth below the run's top          */
     vec cfgs;                        /* configurations: (trie node, lhs, skip)  */
     vec pos;                         /* the run's token positions (intervals)   */
-    map64 loop_ids;                  /* (set, reference) -> its entry in loops  */
+    vec merged;                      /* scratch: accepted intervals in merging  */
     uint64_t *loops;                 /* 4 words each: the bytes whose step keeps
-                                        (reference, set) as it is              */
+                                        a lowest form as it is                 */
     uint32_t n_loops, cap_loops;
-    bool take_loops;                 /* take such subtrees whole (else walk them) */
+    bool share;                      /* take loop subtrees whole, pre-reduce and
+                                        walk general forms (else the plain walk) */
     uint64_t visits;                 /* trie nodes entered, all runs            */
     uint32_t shallow;                /* skip subtrees no deeper than this (0: none) */
     gcg_status st;                   /* first failure                           */
