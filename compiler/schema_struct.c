@@ -449,7 +449,7 @@ static bool counts_hold(sctx *c, json_t *s, const char *ptr, const member *m, ui
  * nests a level per member, and on MaskBench's largest schemas masks read
  * over a thousand entries deep. A run of r optional properties makes r^2/2
  * pairs, hence the bound. */
-#define LEFT_LINEAR_PAIRS 2048u
+#define LEFT_LINEAR_PAIRS 8192u
 
 /* The first property of the run of optional ones right before k. */
 static uint32_t optional_run(const member *m, uint32_t k)

@@ -192,12 +192,12 @@ static char *optional_properties(uint32_t n)
     return s;
 }
 
-/* Up to 2,048 (previous, next) member pairs an object is written
+/* Up to 8,192 (previous, next) member pairs an object is written
  * left-linear (one stack entry per object), past them right-linear: both
  * forms hold the same instances. */
 START_TEST(objects_either_form)
 {
-    uint32_t sizes[] = {60, 70}; /* 1,830 and 2,485 pairs */
+    uint32_t sizes[] = {120, 130}; /* 7,140 and 8,385 pairs */
     for (size_t i = 0; i < 2; i++) {
         char *s = optional_properties(sizes[i]), *g = gbnf(s);
         ck_assert_msg((strstr(g, "root-last0 ::=") != NULL) == (i == 0), "%u properties: wrong form", sizes[i]);
