@@ -541,23 +541,46 @@ static uint32_t step_compute(mask_sim *c, uint32_t set, uint32_t cls)
     return c->st == GCG_OK ? idx : NONE;
 }
 
-/* Makes room in the direct table for every form interned so far. */
-static bool direct_reserve(mask_sim *c)
+/* Makes room in the step table for every form interned so far. */
+static bool steps_reserve(mask_sim *c)
 {
     uint64_t need = (uint64_t)c->form_set.n * c->lr->n_terms;
     if (need <= c->cap_direct)
         return true;
-    if (need > UINT32_MAX / 2)
-        return false;
+    if (need > UINT32_MAX / 2) {
+        gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "mask simulation: over %u (stack set, class) steps",
+                     UINT32_MAX / 2);
+        return fail(c, GCG_ERR_LIMIT);
+    }
     uint32_t cap = c->cap_direct ? c->cap_direct : 4096;
     while (cap < need)
         cap *= 2;
     uint32_t *d = realloc(c->direct, (size_t)cap * sizeof *d);
     if (!d)
-        return false;
+        return fail(c, GCG_ERR_NOMEM);
     memset(d + c->cap_direct, 0xff, (size_t)(cap - c->cap_direct) * sizeof *d);
     c->direct = d, c->cap_direct = cap;
     return true;
+}
+
+/* The step of form `form` on class cls, computed on first use. A form is
+ * one (stack set, reference) pair, so the table indexed by form and class
+ * is the whole store: no hashing on the walk's path. */
+static const uint32_t *step_get(mask_sim *c, uint32_t form, uint32_t cls)
+{
+    uint64_t di = (uint64_t)form * c->lr->n_terms + cls;
+    if (di < c->cap_direct && c->direct[di] != NONE)
+        return c->steps.v + (size_t)c->direct[di] * STEP_WORDS;
+    if (!steps_reserve(c))
+        return NULL;
+    uint32_t saved = c->ref;
+    c->ref = c->form_ref.v[form];
+    uint32_t idx = step_compute(c, c->form_set.v[form], cls);
+    c->ref = saved;
+    if (idx == NONE)
+        return NULL;
+    c->direct[di] = idx;
+    return c->steps.v + (size_t)idx * STEP_WORDS;
 }
 
 /* Records a step's reads as configurations at trie node `node`: a read at
@@ -573,43 +596,11 @@ static const uint32_t *step_replay(mask_sim *c, const uint32_t *st, uint32_t nod
     return st;
 }
 
-/* The hashed store behind step_of: every step computed, by key. */
-static const uint32_t *step_lookup(mask_sim *c, uint32_t set, uint32_t cls)
-{
-    uint32_t key[3] = {c->ref, set, cls};
-    uint64_t h = XXH3_64bits(key, sizeof key);
-    for (uint64_t probe = h;; probe++) {
-        uint32_t *slot = gcg_map64_slot(&c->step_ids, probe, true);
-        if (!slot)
-            return fail(c, GCG_ERR_NOMEM), NULL;
-        if (*slot == NONE) {
-            uint32_t idx = step_compute(c, set, cls);
-            if (idx == NONE)
-                return NULL;
-            slot = gcg_map64_slot(&c->step_ids, probe, false);
-            *slot = idx;
-            return c->steps.v + (size_t)idx * STEP_WORDS;
-        }
-        const uint32_t *st = c->steps.v + (size_t)*slot * STEP_WORDS;
-        if (st[0] == key[0] && st[1] == key[1] && st[2] == key[2])
-            return st;
-    }
-}
-
 /* The step of form `form` on class cls, its reads recorded at trie node
- * `node`: from the direct table, else from the hashed store. */
+ * `node`. */
 static const uint32_t *step_of(mask_sim *c, uint32_t form, uint32_t cls, uint32_t node)
 {
-    uint64_t di = (uint64_t)form * c->lr->n_terms + cls;
-    const uint32_t *st;
-    if (di < c->cap_direct && c->direct[di] != NONE) {
-        st = c->steps.v + (size_t)c->direct[di] * STEP_WORDS;
-    } else {
-        c->ref = c->form_ref.v[form];
-        st = step_lookup(c, c->form_set.v[form], cls);
-        if (st && direct_reserve(c))
-            c->direct[di] = (uint32_t)((st - c->steps.v) / STEP_WORDS);
-    }
+    const uint32_t *st = step_get(c, form, cls);
     return st ? step_replay(c, st, node) : NULL;
 }
 
@@ -813,19 +804,16 @@ static const uint64_t *loop_bytes(mask_sim *c, uint32_t low)
     }
     uint64_t bytes[4] = {0};
     uint8_t known[256] = {0}, keeps[256] = {0};
-    uint32_t saved = c->ref, set = c->form_set.v[low];
     for (uint32_t b = 0; b < 256 && c->st == GCG_OK; b++) {
         uint32_t cls = c->class_of[b];
         if (!known[cls]) {
-            c->ref = c->form_ref.v[low];
-            const uint32_t *st = step_lookup(c, set, cls);
+            const uint32_t *st = step_get(c, low, cls);
             keeps[cls] = st && st[3] != NONE && !st[7] && step_lowest(c, st) == low;
             known[cls] = 1;
         }
         if (keeps[cls])
             bytes[b >> 6] |= 1ull << (b & 63);
     }
-    c->ref = saved;
     if (c->st != GCG_OK)
         return NULL;
     memcpy(c->loops + 4 * (size_t)c->n_loops, bytes, sizeof bytes);
@@ -1094,7 +1082,7 @@ void gcg_mask_sim_free(mask_sim *c)
                  &c->form_loop, &c->form_gen};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
-    map64 *ms[] = {&c->consensus, &c->stack_ids, &c->sset_ids, &c->step_ids, &c->lset_ids, &c->lset_down,
+    map64 *ms[] = {&c->consensus, &c->stack_ids, &c->sset_ids, &c->lset_ids, &c->lset_down,
                    &c->memo_ids, &c->form_ids};
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
         gcg_map64_free(ms[i]);

@@ -91,8 +91,9 @@ typedef struct mask_sim {
     vec steps;                       /* cached steps, STEP_WORDS each           */
     vec step_reads;                  /* (lhs, depth) pairs of the steps' reads  */
     vec ids;                         /* scratch stack ids                       */
-    map64 stack_ids, sset_ids, step_ids;
-    uint32_t *direct;                /* [form * n_terms + class]: a cached step */
+    map64 stack_ids, sset_ids;
+    uint32_t *direct;                /* [form * n_terms + class]: its step's index
+                                        in steps, or NONE before its first use */
     uint32_t cap_direct;
     vec work;                        /* pending stacks: [o, k, K..., k + 2]     */
     frame *frames;                   /* the walk in progress                    */
