@@ -10,6 +10,7 @@
 #define DEAD (UINT32_MAX - 1)   /* consensus: no state below can take the goto */
 #define READ (UINT32_MAX - 2)   /* consensus: the outcome depends on the stack */
 #define MAX_DEPTH 0xFFFFu       /* stack depth a reduction may expose          */
+#define DEAD_STEP 0u            /* the step record of every step where all die */
 
 static bool fail(mask_sim *c, gcg_status st)
 {
@@ -529,6 +530,8 @@ static uint32_t step_compute(mask_sim *c, uint32_t set, uint32_t cls)
             fail(c, GCG_ERR_NOMEM);
     }
     uint32_t next = c->st == GCG_OK ? set_intern(c, c->ids.v, c->ids.n) : NONE;
+    if (c->st == GCG_OK && next == NONE && c->reads.n == 0)
+        return DEAD_STEP;
     uint32_t form = next != NONE ? form_of(c, next, ref) : NONE;
     uint32_t idx = c->steps.n / STEP_WORDS;
     uint32_t rec[STEP_WORDS] = {c->ref, set, cls, next, ref, delta, c->step_reads.n, c->reads.n / 2, NONE, form};
@@ -539,6 +542,21 @@ static uint32_t step_compute(mask_sim *c, uint32_t set, uint32_t cls)
         if (!gcg_vec_push(&c->steps, rec[i]))
             fail(c, GCG_ERR_NOMEM);
     return c->st == GCG_OK ? idx : NONE;
+}
+
+/* Whether class cls is an error on the top of every stack of `set` over
+ * `ref`: then the step is DEAD_STEP, found without simulating. Most steps
+ * are (a state inside a literal takes one byte of the 256). */
+static bool dies_at_once(const mask_sim *c, uint32_t set, uint32_t ref, uint32_t cls)
+{
+    uint32_t start = c->sset_start.v[set], n = c->sset_len.v[set];
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t *w = c->stack_data.v + c->stack_start.v[c->sset_data.v[start + i]];
+        uint32_t top = w[1] ? w[1 + w[1]] : c->lset_data.v[c->lset_start.v[ref]];
+        if (lr_action(c->lr, top, cls) != GCG_ACT_ERROR)
+            return false;
+    }
+    return true;
 }
 
 /* Makes room in the step table for every form interned so far. */
@@ -573,6 +591,10 @@ static const uint32_t *step_get(mask_sim *c, uint32_t form, uint32_t cls)
         return c->steps.v + (size_t)c->direct[di] * STEP_WORDS;
     if (!steps_reserve(c))
         return NULL;
+    if (dies_at_once(c, c->form_set.v[form], c->form_ref.v[form], cls)) {
+        c->direct[di] = DEAD_STEP;
+        return c->steps.v + (size_t)DEAD_STEP * STEP_WORDS;
+    }
     uint32_t saved = c->ref;
     c->ref = c->form_ref.v[form];
     uint32_t idx = step_compute(c, c->form_set.v[form], cls);
@@ -1064,6 +1086,9 @@ gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie 
     s->frames = malloc((size_t)s->cap_frames * sizeof *s->frames);
     s->nested = calloc((size_t)s->cap_frames + 1, sizeof *s->nested);
     s->st = s->frames && s->nested ? build_pred(s) : GCG_ERR_NOMEM;
+    for (uint32_t i = 0; i < STEP_WORDS && s->st == GCG_OK; i++) /* DEAD_STEP */
+        if (!gcg_vec_push(&s->steps, i == 5 || i == 6 || i == 7 ? 0 : NONE))
+            s->st = GCG_ERR_NOMEM;
     if (s->st == GCG_OK)
         s->st = build_pending(s);
     return s->st;
