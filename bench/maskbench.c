@@ -1,7 +1,8 @@
 /*
  * maskbench.c — gcg_maskbench: the MaskBench workload (JSON Schema files with
  * valid and invalid instances). For each file: convert and compile the schema
- * against a tokenizer, commit every token of every valid instance (timing
+ * against a tokenizer (by vocabulary reference, as an engine that compiles a
+ * schema per request with its vocabulary loaded once does), commit every token of every valid instance (timing
  * fill_mask and commit, and checking that the mask allows the token), then
  * check that EOS is allowed; commit every invalid instance's bytes and check
  * that it is rejected or incomplete.
@@ -200,8 +201,11 @@ static void child(const gcgc_vocab *v, const job *j, bool lenient, int fd)
     so.lenient = lenient;
     gcgc_result *res = NULL;
     char *msgs = NULL;
+    gcgc_options opt;
+    gcgc_options_default(&opt);
+    opt.vocab_by_reference = true; /* the artifact borrows the loaded vocabulary */
     double t0 = now();
-    gcg_status st = gcgc_compile_schema(v, (const char *)j->schema, j->schema_len, &so, NULL, &res, &msgs);
+    gcg_status st = gcgc_compile_schema(v, (const char *)j->schema, j->schema_len, &so, &opt, &res, &msgs);
     double secs = now() - t0;
     char reason[200] = {0};
     int kind = st == GCG_OK ? 0 : 1;
@@ -218,7 +222,7 @@ static void child(const gcgc_vocab *v, const job *j, bool lenient, int fd)
         const uint8_t *bytes = gcgc_result_artifact(res, &size);
         gcg_artifact *art = NULL;
         gcg_matcher *m = NULL;
-        gcg_artifact_open_memory(bytes, size, &art, NULL);
+        gcg_artifact_open_memory_vocab(bytes, size, gcgc_vocab_runtime(v), &art, NULL);
         gcg_matcher_new(art, NULL, &m, NULL);
         size_t words = gcg_artifact_mask_words(art);
         uint32_t *mask = calloc(words, sizeof *mask);
