@@ -915,7 +915,9 @@ static void resume_at(mask_sim *c, uint32_t node, uint32_t to, uint32_t ref, uin
  * resumed; the others stay. */
 static void resolve_reads(mask_sim *c, const frame *f)
 {
-    uint32_t n = c->cfgs.n - f->cfg_mark, *cf = malloc(((size_t)n + 1) * sizeof *cf);
+    uint32_t n = c->cfgs.n - f->cfg_mark, *cf = n ? malloc((size_t)n * sizeof *cf) : NULL;
+    if (n == 0)
+        return;
     if (!cf)
         return (void)fail(c, GCG_ERR_NOMEM);
     memcpy(cf, c->cfgs.v + f->cfg_mark, (size_t)n * sizeof *cf);
