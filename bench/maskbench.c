@@ -2,10 +2,11 @@
  * maskbench.c — gcg_maskbench: the MaskBench workload (JSON Schema files with
  * valid and invalid instances). For each file: convert and compile the schema
  * against a tokenizer (by vocabulary reference, as an engine that compiles a
- * schema per request with its vocabulary loaded once does), commit every token of every valid instance (timing
- * fill_mask and commit, and checking that the mask allows the token), then
- * check that EOS is allowed; commit every invalid instance's bytes and check
- * that it is rejected or incomplete.
+ * schema per request with its vocabulary loaded once does), commit every
+ * token of every valid instance (timing fill_mask and commit, and checking
+ * that the mask allows the token), then check that EOS is allowed; commit
+ * every invalid instance's bytes and check that it is rejected or
+ * incomplete.
  *
  * Latencies are per-step minima over REPLAYS replays of each valid instance.
  * A file passes when it compiles and every instance is answered right. A

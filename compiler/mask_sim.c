@@ -91,7 +91,8 @@ static gcg_status build_pending(mask_sim *c)
                 c->err[(size_t)s * c->err_words + x / 64] |= 1ull << (x % 64);
                 continue;
             }
-            one = one && GCG_ACT_KIND(a) == GCG_ACT_REDUCE && GCG_ACT_ARG(a) != 0 && (red == GCG_ACT_ERROR || a == red);
+            one = one && GCG_ACT_KIND(a) == GCG_ACT_REDUCE && GCG_ACT_ARG(a) != 0 &&
+                  (red == GCG_ACT_ERROR || a == red);
             red = a;
         }
         c->pending[s] = one && red != GCG_ACT_ERROR ? GCG_ACT_ARG(red) : NONE;
@@ -534,7 +535,8 @@ static uint32_t step_compute(mask_sim *c, uint32_t set, uint32_t cls)
         return DEAD_STEP;
     uint32_t form = next != NONE ? form_of(c, next, ref) : NONE;
     uint32_t idx = c->steps.n / STEP_WORDS;
-    uint32_t rec[STEP_WORDS] = {c->ref, set, cls, next, ref, delta, c->step_reads.n, c->reads.n / 2, NONE, form};
+    uint32_t rec[STEP_WORDS] = {[STEP_FORM] = form, [STEP_DROP] = delta, [STEP_READS] = c->step_reads.n,
+                                [STEP_N_READS] = c->reads.n / 2, [STEP_LOW] = NONE};
     for (uint32_t i = 0; i < c->reads.n && c->st == GCG_OK; i++)
         if (!gcg_vec_push(&c->step_reads, c->reads.v[i]))
             fail(c, GCG_ERR_NOMEM);
@@ -595,10 +597,8 @@ static const uint32_t *step_get(mask_sim *c, uint32_t form, uint32_t cls)
         c->direct[di] = DEAD_STEP;
         return c->steps.v + (size_t)DEAD_STEP * STEP_WORDS;
     }
-    uint32_t saved = c->ref;
     c->ref = c->form_ref.v[form];
     uint32_t idx = step_compute(c, c->form_set.v[form], cls);
-    c->ref = saved;
     if (idx == NONE)
         return NULL;
     c->direct[di] = idx;
@@ -610,8 +610,8 @@ static const uint32_t *step_get(mask_sim *c, uint32_t form, uint32_t cls)
  * run's top. */
 static const uint32_t *step_replay(mask_sim *c, const uint32_t *st, uint32_t node)
 {
-    for (uint32_t i = 0; i < st[7]; i++) {
-        const uint32_t *r = c->step_reads.v + st[6] + 2 * i;
+    for (uint32_t i = 0; i < st[STEP_N_READS]; i++) {
+        const uint32_t *r = c->step_reads.v + st[STEP_READS] + 2 * i;
         if (!add_config(c, node, r[0], r[1] + c->offset - 1))
             return NULL;
     }
@@ -786,7 +786,7 @@ static void lower_frame(mask_sim *c, frame *f)
 {
     uint32_t drop, low = form_lowest(c, f->form, &drop);
     if (low != NONE)
-        f->form = low, f->set = c->form_set.v[low], f->ref = c->form_ref.v[low], f->offset -= drop;
+        f->form = low, f->offset -= drop;
 }
 
 /* ---- subtrees that keep the stacks ----------------------------------------
@@ -801,14 +801,13 @@ static void lower_frame(mask_sim *c, frame *f)
  * found when a step first shows it to be a loop, then kept: so only a few
  * forms pay for stepping every byte class. */
 
-/* The lowest form of step st's outcome, kept in the step (word 8). */
+/* The lowest form of step st's outcome, kept in the step. */
 static uint32_t step_lowest(mask_sim *c, const uint32_t *st)
 {
-    size_t at = (size_t)(st - c->steps.v);
-    uint32_t drop;
-    if (c->steps.v[at + 8] == NONE)
-        c->steps.v[at + 8] = form_lowest(c, st[9], &drop);
-    return c->steps.v[at + 8];
+    uint32_t *low = c->steps.v + (st - c->steps.v) + STEP_LOW, drop;
+    if (*low == NONE)
+        *low = form_lowest(c, st[STEP_FORM], &drop);
+    return *low;
 }
 
 /* The bytes whose step takes the lowest form `low` back to itself with
@@ -830,7 +829,7 @@ static const uint64_t *loop_bytes(mask_sim *c, uint32_t low)
         uint32_t cls = c->class_of[b];
         if (!known[cls]) {
             const uint32_t *st = step_get(c, low, cls);
-            keeps[cls] = st && st[3] != NONE && !st[7] && step_lowest(c, st) == low;
+            keeps[cls] = st && st[STEP_FORM] != NONE && !st[STEP_N_READS] && step_lowest(c, st) == low;
             known[cls] = 1;
         }
         if (keeps[cls])
@@ -924,11 +923,12 @@ static void resolve_reads(mask_sim *c, const frame *f)
     c->cfgs.n = f->cfg_mark;
     for (uint32_t i = 0; i < n && c->st == GCG_OK; i += 3) {
         uint32_t depth = cf[i + 2] + 1 - f->offset; /* below f's reference */
-        uint32_t to = depth > MAX_DEPTH ? READ : consensus(c, f->ref, depth, cf[i + 1]);
+        uint32_t ref = c->form_ref.v[f->form];
+        uint32_t to = depth > MAX_DEPTH ? READ : consensus(c, ref, depth, cf[i + 1]);
         if (to == READ)
             add_config(c, cf[i], cf[i + 1], cf[i + 2]);
         else if (to != DEAD)
-            resume_at(c, cf[i], to, lset_below(c, f->ref, depth), f->offset + depth);
+            resume_at(c, cf[i], to, lset_below(c, ref, depth), f->offset + depth);
     }
     free(cf);
 }
@@ -970,9 +970,8 @@ static void merge_log(mask_sim *c, uint32_t from, uint32_t mid)
 static void walk_general(mask_sim *c, frame f, uint32_t g)
 {
     uint32_t drop;
-    frame gf = {f.node, f.child, c->form_set.v[g], c->form_ref.v[g], f.offset - 1, g, 0, 0, 0, UINT64_MAX, NONE};
-    if (c->share)
-        gf.low = form_lowest(c, g, &drop);
+    frame gf = {.node = f.node, .child = f.child, .form = g, .offset = f.offset - 1, .memo_key = UINT64_MAX,
+                .low = form_lowest(c, g, &drop)};
     c->offset = gf.offset;
     uint32_t id = memo_find(c, f.node, g, &gf.memo_key);
     if (id != NONE) {
@@ -994,11 +993,11 @@ static void walk_general(mask_sim *c, frame f, uint32_t g)
 static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *to)
 {
     c->visits++;
-    c->ref = from->ref, c->offset = from->offset;
+    c->offset = from->offset;
     const uint32_t *st = step_of(c, from->form, c->class_of[c->trie->byte[child]], child);
-    if (!st || st[3] == NONE)
+    if (!st || st[STEP_FORM] == NONE)
         return false;
-    uint32_t next = st[3], ref = st[4], drop = st[5], reads = st[7], form = st[9], low = NONE;
+    uint32_t form = st[STEP_FORM], drop = st[STEP_DROP], reads = st[STEP_N_READS], low = NONE;
     if (c->share && c->trie->end[child] != child + 1) {
         low = step_lowest(c, st);
         const uint64_t *keep = reads || low == NONE ? NULL : loop_of(c, low, low == from->low);
@@ -1010,11 +1009,12 @@ static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *t
     accept_range(c, child, child + 1);
     if (c->trie->end[child] == child + 1)
         return false; /* a leaf: nothing below */
-    *to = (frame){child, child + 1, next, ref, from->offset + drop, form, 0, 0, 0, UINT64_MAX, low};
+    *to = (frame){.node = child, .child = child + 1, .form = form, .offset = from->offset + drop,
+                  .memo_key = UINT64_MAX, .low = low};
     if (c->trie->end[child] - child < MEMO_MIN)
         return true;
     lower_frame(c, to);
-    c->ref = to->ref, c->offset = to->offset;
+    c->offset = to->offset;
     uint32_t id = memo_find(c, child, to->form, &to->memo_key);
     if (id != NONE) {
         memo_replay(c, id);
@@ -1061,7 +1061,7 @@ static void walk(mask_sim *c, frame top)
 static bool frame_at(mask_sim *c, uint32_t node, uint32_t set, uint32_t ref, uint32_t offset, frame *f)
 {
     uint32_t form = set == NONE || ref == NONE ? NONE : form_of(c, set, ref), drop;
-    *f = (frame){node, node + 1, set, ref, offset, form, 0, 0, 0, UINT64_MAX, NONE};
+    *f = (frame){.node = node, .child = node + 1, .form = form, .offset = offset, .memo_key = UINT64_MAX, .low = NONE};
     if (form != NONE && c->share)
         f->low = form_lowest(c, form, &drop);
     return form != NONE && c->st == GCG_OK;
@@ -1088,8 +1088,9 @@ gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie 
     s->frames = malloc((size_t)s->cap_frames * sizeof *s->frames);
     s->nested = calloc((size_t)s->cap_frames + 1, sizeof *s->nested);
     s->st = s->frames && s->nested ? build_pred(s) : GCG_ERR_NOMEM;
-    for (uint32_t i = 0; i < STEP_WORDS && s->st == GCG_OK; i++) /* DEAD_STEP */
-        if (!gcg_vec_push(&s->steps, i == 5 || i == 6 || i == 7 ? 0 : NONE))
+    const uint32_t dead[STEP_WORDS] = {[STEP_FORM] = NONE, [STEP_LOW] = NONE}; /* DEAD_STEP */
+    for (uint32_t i = 0; i < STEP_WORDS && s->st == GCG_OK; i++)
+        if (!gcg_vec_push(&s->steps, dead[i]))
             s->st = GCG_ERR_NOMEM;
     if (s->st == GCG_OK)
         s->st = build_pending(s);
@@ -1101,7 +1102,8 @@ void gcg_mask_sim_free(mask_sim *c)
     for (uint32_t i = 0; c->nested && i <= c->cap_frames; i++)
         free(c->nested[i]);
     free(c->nested);
-    free(c->pred_first), free(c->pred), free(c->pending), free(c->err), free(c->stamp), free(c->frames), free(c->direct), free(c->loops);
+    free(c->pred_first), free(c->pred), free(c->pending), free(c->err), free(c->stamp);
+    free(c->frames), free(c->direct), free(c->loops);
     vec *vs[] = {&c->layer, &c->next_layer, &c->arena, &c->work, &c->cfgs, &c->stack_start, &c->stack_data,
                  &c->sset_start, &c->sset_len, &c->sset_data, &c->steps, &c->step_reads, &c->ids,
                  &c->lset_start, &c->lset_len, &c->lset_data, &c->reads, &c->acc_log, &c->memo,

@@ -34,21 +34,22 @@
 #include "token_trie.h"
 #include "vecmap.h"
 
-/* A trie node being walked: its stacks (set) over a reference set lying
- * `offset` entries below the run's top, `form` the pair (set, ref) interned;
- * memo = 1 when the walk below it is recorded (from the log marks on) under
- * memo_key; `low` the lowest equivalent form of (set, ref). */
+/* A trie node being walked: its form (stacks over a reference set), the
+ * reference lying `offset` entries below the run's top; memo = 1 when the
+ * walk below it is recorded (from the log marks on) under memo_key; `low`
+ * the lowest equivalent of its form. */
 typedef struct frame {
-    uint32_t node, child, set, ref, offset, form;
+    uint32_t node, child, form, offset;
     uint32_t acc_mark, cfg_mark, memo;
     uint64_t memo_key;
     uint32_t low;
 } frame;
 
-/* A step: reference, stack set, class -> next set, next reference, the drop
- * of the reference, first read in step_reads, number of reads, the lowest
- * equivalent form of the next form once asked for, and the next form. */
-#define STEP_WORDS 10
+/* A step (one byte class on one form), STEP_WORDS words: the next form
+ * (NONE: every stack died), the drop of the reference, the first read in
+ * step_reads and the number of reads, and the lowest equivalent of the next
+ * form once asked for (else NONE). */
+enum { STEP_FORM, STEP_DROP, STEP_READS, STEP_N_READS, STEP_LOW, STEP_WORDS };
 /* A memo entry: intervals (first, count), configs (first, count) in
  * memo_data. */
 #define MEMO_WORDS 4
