@@ -887,8 +887,10 @@ static uint32_t form_general(mask_sim *c, uint32_t f)
  * started while another is in progress (one nesting per trie level). */
 static void walk_nested(mask_sim *c, frame top)
 {
-    if (c->depth_nested > c->trie->max_depth + 1)
+    if (c->depth_nested > c->trie->max_depth + 1) { /* each nesting starts deeper in the trie */
+        gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "mask simulation: walks nested deeper than the trie");
         return (void)fail(c, GCG_ERR_LIMIT);
+    }
     if (!c->nested[c->depth_nested] &&
         !(c->nested[c->depth_nested] = malloc((size_t)c->cap_frames * sizeof **c->nested)))
         return (void)fail(c, GCG_ERR_NOMEM);
