@@ -487,7 +487,8 @@ static uint32_t form_of(mask_sim *c, uint32_t set, uint32_t ref)
         uint32_t id = c->form_set.n;
         if (!gcg_vec_push(&c->form_set, set) || !gcg_vec_push(&c->form_ref, ref) ||
             !gcg_vec_push(&c->form_low, NONE) || !gcg_vec_push(&c->form_drop, 0) ||
-            !gcg_vec_push(&c->form_loop, NONE) || !gcg_vec_push(&c->form_gen, NONE))
+            !gcg_vec_push(&c->form_loop, NONE) || !gcg_vec_push(&c->form_gen, NONE) ||
+            !gcg_vec_push(&c->form_dead, NONE))
             return fail(c, GCG_ERR_NOMEM), NONE;
         *slot = id;
     }
@@ -546,19 +547,40 @@ static uint32_t step_compute(mask_sim *c, uint32_t set, uint32_t cls)
     return c->st == GCG_OK ? idx : NONE;
 }
 
-/* Whether class cls is an error on the top of every stack of `set` over
- * `ref`: then the step is DEAD_STEP, found without simulating. Most steps
- * are (a state inside a literal takes one byte of the 256). */
-static bool dies_at_once(const mask_sim *c, uint32_t set, uint32_t ref, uint32_t cls)
+/* The byte classes that are an error on the top of every stack of form f:
+ * on those the step is DEAD_STEP, known without simulating, and the walk
+ * does not enter such a child at all. Most are (a state inside a literal
+ * takes one byte of the 256). err_words words at c->dead.v + the offset
+ * returned, computed on first use; NONE on failure. */
+static uint32_t form_dead(mask_sim *c, uint32_t f)
 {
+    if (c->form_dead.v[f] != NONE)
+        return c->form_dead.v[f];
+    uint32_t set = c->form_set.v[f], ref = c->form_ref.v[f], at = c->dead.n;
     uint32_t start = c->sset_start.v[set], n = c->sset_len.v[set];
+    uint64_t d[ERR_WORDS];
+    memset(d, 0xff, sizeof d);
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t *w = c->stack_data.v + c->stack_start.v[c->sset_data.v[start + i]];
         uint32_t top = w[1] ? w[1 + w[1]] : c->lset_data.v[c->lset_start.v[ref]];
-        if (lr_action(c->lr, top, cls) != GCG_ACT_ERROR)
-            return false;
+        for (uint32_t k = 0; k < c->err_words; k++)
+            d[k] &= c->err[(size_t)top * c->err_words + k];
     }
-    return true;
+    if (!gcg_vec_reserve(&c->dead, 2 * c->err_words))
+        return fail(c, GCG_ERR_NOMEM), NONE;
+    memcpy(c->dead.v + at, d, c->err_words * sizeof *d); /* two words per uint64 */
+    c->dead.n += 2 * c->err_words;
+    c->form_dead.v[f] = at;
+    return at;
+}
+
+/* Whether byte class cls dies at once on the form whose dead classes lie at
+ * offset `at` (see form_dead). */
+static inline bool class_dead(const mask_sim *c, uint32_t at, uint32_t cls)
+{
+    uint64_t word;
+    memcpy(&word, c->dead.v + at + 2 * (cls / 64), sizeof word);
+    return (word >> (cls % 64)) & 1;
 }
 
 /* Makes room in the step table for every form interned so far. */
@@ -593,7 +615,10 @@ static const uint32_t *step_get(mask_sim *c, uint32_t form, uint32_t cls)
         return c->steps.v + (size_t)c->direct[di] * STEP_WORDS;
     if (!steps_reserve(c))
         return NULL;
-    if (dies_at_once(c, c->form_set.v[form], c->form_ref.v[form], cls)) {
+    uint32_t dead = form_dead(c, form);
+    if (dead == NONE)
+        return NULL;
+    if (class_dead(c, dead, cls)) {
         c->direct[di] = DEAD_STEP;
         return c->steps.v + (size_t)DEAD_STEP * STEP_WORDS;
     }
@@ -1034,27 +1059,50 @@ static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *t
     return false;
 }
 
+/* The next child of frame f's node to enter, or NONE. A child on whose
+ * class every stack dies at once is passed over without touching its step;
+ * the root's children come from a compact table, sparing the trie's arrays
+ * (every run starts there, and most of the 256 die). */
+static uint32_t next_child(mask_sim *c, frame *f)
+{
+    const token_trie *tr = c->trie;
+    if (f->node == 0) {
+        for (; f->kid < c->n_root_kids; f->kid++) {
+            const root_kid *k = &c->root_kids[f->kid];
+            if (!(c->shallow && k->height <= c->shallow) && !class_dead(c, f->dead, k->cls))
+                return c->root_kids[f->kid++].node;
+        }
+        return NONE;
+    }
+    while (f->child < tr->end[f->node]) {
+        uint32_t ch = f->child;
+        f->child = tr->end[ch];
+        if (!(c->shallow && tr->height[ch] <= c->shallow) && !class_dead(c, f->dead, c->class_of[tr->byte[ch]]))
+            return ch;
+    }
+    return NONE;
+}
+
 /* Depth-first walk below the frame `top`'s trie node. */
 static void walk(mask_sim *c, frame top)
 {
-    const token_trie *tr = c->trie;
     uint32_t depth = 0;
     c->frames[0] = top;
+    c->frames[0].dead = form_dead(c, top.form);
     while (c->st == GCG_OK) {
         frame *f = &c->frames[depth];
-        if (f->child >= tr->end[f->node]) {
+        uint32_t ch = next_child(c, f);
+        if (ch == NONE) {
             if (f->memo == 1)
                 memo_store(c, f);
             if (depth-- == 0)
                 return;
             continue;
         }
-        uint32_t ch = f->child;
-        f->child = tr->end[ch];
-        if (c->shallow && tr->height[ch] <= c->shallow)
-            continue;
-        if (enter_child(c, f, ch, &c->frames[depth + 1]))
+        if (enter_child(c, f, ch, &c->frames[depth + 1])) {
             depth++;
+            c->frames[depth].dead = form_dead(c, c->frames[depth].form);
+        }
     }
 }
 
@@ -1080,6 +1128,22 @@ static bool single_frame(mask_sim *c, uint32_t node, uint32_t state, const uint3
 
 /* ---- runs ----------------------------------------------------------------- */
 
+/* The root's children in order, with what next_child asks of each. */
+static gcg_status build_root_kids(mask_sim *c)
+{
+    const token_trie *tr = c->trie;
+    uint32_t n = 0;
+    for (uint32_t ch = 1; ch < tr->end[0]; ch = tr->end[ch])
+        n++;
+    c->root_kids = malloc(((size_t)n + 1) * sizeof *c->root_kids);
+    if (!c->root_kids)
+        return GCG_ERR_NOMEM;
+    c->n_root_kids = 0;
+    for (uint32_t ch = 1; ch < tr->end[0]; ch = tr->end[ch])
+        c->root_kids[c->n_root_kids++] = (root_kid){ch, tr->height[ch], c->class_of[tr->byte[ch]]};
+    return GCG_OK;
+}
+
 gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie *trie, const uint8_t *class_of,
                              const gcg_limits *limits, gcg_diag *diag)
 {
@@ -1096,6 +1160,8 @@ gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie 
             s->st = GCG_ERR_NOMEM;
     if (s->st == GCG_OK)
         s->st = build_pending(s);
+    if (s->st == GCG_OK)
+        s->st = build_root_kids(s);
     return s->st;
 }
 
@@ -1105,12 +1171,12 @@ void gcg_mask_sim_free(mask_sim *c)
         free(c->nested[i]);
     free(c->nested);
     free(c->pred_first), free(c->pred), free(c->pending), free(c->err), free(c->stamp);
-    free(c->frames), free(c->direct), free(c->loops);
+    free(c->frames), free(c->direct), free(c->loops), free(c->root_kids);
     vec *vs[] = {&c->layer, &c->next_layer, &c->arena, &c->work, &c->cfgs, &c->stack_start, &c->stack_data,
                  &c->sset_start, &c->sset_len, &c->sset_data, &c->steps, &c->step_reads, &c->ids,
                  &c->lset_start, &c->lset_len, &c->lset_data, &c->reads, &c->acc_log, &c->memo,
                  &c->memo_data, &c->pos, &c->merged, &c->form_set, &c->form_ref, &c->form_low, &c->form_drop,
-                 &c->form_loop, &c->form_gen};
+                 &c->form_loop, &c->form_gen, &c->form_dead, &c->dead};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     map64 *ms[] = {&c->consensus, &c->stack_ids, &c->sset_ids, &c->lset_ids, &c->lset_down,

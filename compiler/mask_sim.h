@@ -37,9 +37,10 @@
 /* A trie node being walked: its form (stacks over a reference set), the
  * reference lying `offset` entries below the run's top; memo = 1 when the
  * walk below it is recorded (from the log marks on) under memo_key; `low`
- * the lowest equivalent of its form. */
+ * the lowest equivalent of its form; `dead` its dead classes (form_dead);
+ * `kid` the next child at the root, an index into the root's table. */
 typedef struct frame {
-    uint32_t node, child, form, offset;
+    uint32_t node, child, form, offset, dead, kid;
     uint32_t acc_mark, cfg_mark, memo;
     uint64_t memo_key;
     uint32_t low;
@@ -55,6 +56,9 @@ enum { STEP_FORM, STEP_DROP, STEP_READS, STEP_N_READS, STEP_LOW, STEP_WORDS };
 #define MEMO_WORDS 4
 
 #define ERR_WORDS 5 /* words of a terminal bit set: byte classes + end */
+
+/* A child of the trie's root: its node, height and byte class. */
+typedef struct root_kid { uint32_t node, height, cls; } root_kid;
 
 typedef struct mask_sim {
     const lr_tables *lr;
@@ -83,6 +87,10 @@ typedef struct mask_sim {
     vec form_loop;                   /* ... their entry in loops, or NONE       */
     vec form_gen;                    /* ... their general form (see mask_sim.c),
                                         NONE: not yet asked, DEAD: none        */
+    vec form_dead;                   /* ... their dead classes' offset in dead,
+                                        NONE: not yet asked (see form_dead)    */
+    vec dead;                        /* err_words bit words (as uint32 pairs)
+                                        per form asked                         */
     map64 form_ids;
     uint32_t *stamp, gen;
     vec layer, next_layer;
@@ -97,6 +105,8 @@ typedef struct mask_sim {
                                         in steps, or NONE before its first use */
     uint32_t cap_direct;
     vec work;                        /* pending stacks: [o, k, K..., k + 2]     */
+    root_kid *root_kids;             /* the root's children, in order           */
+    uint32_t n_root_kids;
     frame *frames;                   /* the walk in progress                    */
     frame **nested;                  /* frames of the walks nested in it        */
     uint32_t cap_frames, depth_nested;
