@@ -51,7 +51,9 @@ static bool fail(ctx *c, gcg_status st)
 
 /* ---- token sets and automaton states ------------------------------------- */
 
-/* A new token set from token positions (intervals), as a dense bitmap. */
+/* A new token set from token positions (intervals), in the form it is
+ * emitted in: a bitmap when dense, its ids ascending when sparse (most
+ * sets; building those never touches a whole bitmap). */
 static uint32_t set_add(ctx *c, const uint32_t *pos, uint32_t n_pos)
 {
     mask_automaton *a = c->out;
@@ -62,18 +64,29 @@ static uint32_t set_add(ctx *c, const uint32_t *pos, uint32_t n_pos)
     uint32_t *cnt = realloc(a->set_count, ((size_t)a->n_sets + 1) * sizeof *cnt);
     if (cnt)
         a->set_count = cnt;
-    uint32_t *bits = calloc((size_t)a->words + 1, sizeof *bits);
-    if (!sets || !cnt || !bits) {
-        free(bits);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < n_pos; i += 2)
+        n += pos[i + 1] - pos[i];
+    if (cnt)
+        a->set_count[a->n_sets] = n;
+    bool sparse = cnt && gcg_automaton_set_is_sparse(a, a->n_sets);
+    uint32_t *data = sparse ? malloc(((size_t)n + 1) * sizeof *data) : calloc((size_t)a->words + 1, sizeof *data);
+    if (!sets || !cnt || !data) {
+        free(data);
         return fail(c, GCG_ERR_NOMEM), NONE;
     }
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < n_pos; i += 2) {
-        for (uint32_t k = pos[i]; k < pos[i + 1]; k++)
-            bits[tr->tokens[k] >> 5] |= 1u << (tr->tokens[k] & 31);
-        n += pos[i + 1] - pos[i];
-    }
-    a->sets[a->n_sets] = bits, a->set_count[a->n_sets] = n;
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n_pos; i += 2)
+        for (uint32_t k = pos[i]; k < pos[i + 1]; k++) {
+            uint32_t t = tr->tokens[k];
+            if (sparse)
+                data[m++] = t;
+            else
+                data[t >> 5] |= 1u << (t & 31);
+        }
+    if (sparse)
+        qsort(data, n, sizeof *data, gcg_cmp_u32);
+    a->sets[a->n_sets] = data;
     return a->n_sets++;
 }
 

@@ -36,7 +36,9 @@ typedef struct ma_trans {
 typedef struct mask_automaton {
     uint32_t n_tokens, words;     /* vocabulary size; words per dense set      */
     uint32_t n_sets;
-    uint32_t **sets;              /* dense bitmaps over token ids              */
+    uint32_t **sets;              /* each set as it is emitted: a bitmap over
+                                     token ids (words words) when dense, else
+                                     its ids ascending (gcg_automaton_set_is_sparse) */
     uint32_t *set_count;          /* tokens in each set                        */
     uint32_t n_states;            /* automaton states D                        */
     uint32_t n_states_built;      /* states before minimization                */

@@ -187,14 +187,10 @@ static gcg_status emit_sets(const mask_automaton *a, gcg_writer *w)
     for (uint32_t i = 0; st == GCG_OK && i < a->n_sets; i++) {
         bool sparse = gcg_automaton_set_is_sparse(a, i);
         e[i] = (gcg_set_entry){sparse ? GCG_SET_SPARSE : GCG_SET_DENSE, a->set_count[i], off};
-        if (!sparse) {
-            memcpy(data + off, a->sets[i], (size_t)a->words * 4);
-            off += a->words;
-            continue;
-        }
-        for (uint32_t k = 0; k < a->words; k++)
-            for (uint32_t bits = a->sets[i][k]; bits; bits &= bits - 1)
-                data[off++] = k * 32 + (uint32_t)__builtin_ctz(bits);
+        uint32_t n = sparse ? a->set_count[i] : a->words; /* as the automaton holds it */
+        if (n)
+            memcpy(data + off, a->sets[i], (size_t)n * 4);
+        off += n;
     }
     uint32_t c[4] = {a->n_sets, a->words, (uint32_t)n_data, 0};
     if (st == GCG_OK)
