@@ -29,6 +29,7 @@ typedef struct ctx {
     map64 resumed;                   /* (D, q) -> index into res                */
     vec res;                         /* resume results: (acc, next) pairs       */
     vec short_pos, scratch;          /* token intervals being merged            */
+    uint32_t *bits;                  /* words + 1 words, zero between sets      */
     map64 set_ids;                   /* token sets, by their positions' hash    */
     vec set_pos_start, set_pos_len, set_pos; /* each set's positions           */
     vec d_start, d_len, d_data;      /* automaton states: sorted config triples */
@@ -53,7 +54,8 @@ static bool fail(ctx *c, gcg_status st)
 
 /* A new token set from token positions (intervals), in the form it is
  * emitted in: a bitmap when dense, its ids ascending when sparse (most
- * sets; building those never touches a whole bitmap). */
+ * sets). Both come from the context's zeroed bitmap, which a sparse set
+ * leaves zero again by clearing its own ids. */
 static uint32_t set_add(ctx *c, const uint32_t *pos, uint32_t n_pos)
 {
     mask_automaton *a = c->out;
@@ -70,22 +72,25 @@ static uint32_t set_add(ctx *c, const uint32_t *pos, uint32_t n_pos)
     if (cnt)
         a->set_count[a->n_sets] = n;
     bool sparse = cnt && gcg_automaton_set_is_sparse(a, a->n_sets);
-    uint32_t *data = sparse ? malloc(((size_t)n + 1) * sizeof *data) : calloc((size_t)a->words + 1, sizeof *data);
+    uint32_t *data = malloc(((size_t)(sparse ? n : a->words) + 1) * sizeof *data);
     if (!sets || !cnt || !data) {
         free(data);
         return fail(c, GCG_ERR_NOMEM), NONE;
     }
-    uint32_t m = 0;
     for (uint32_t i = 0; i < n_pos; i += 2)
-        for (uint32_t k = pos[i]; k < pos[i + 1]; k++) {
-            uint32_t t = tr->tokens[k];
-            if (sparse)
-                data[m++] = t;
-            else
-                data[t >> 5] |= 1u << (t & 31);
-        }
-    if (sparse)
-        qsort(data, n, sizeof *data, gcg_cmp_u32);
+        for (uint32_t k = pos[i]; k < pos[i + 1]; k++)
+            c->bits[tr->tokens[k] >> 5] |= 1u << (tr->tokens[k] & 31);
+    if (!sparse) {
+        memcpy(data, c->bits, (size_t)a->words * sizeof *data);
+        memset(c->bits, 0, (size_t)a->words * sizeof *data);
+    } else {
+        uint32_t m = 0;
+        for (uint32_t k = 0; k < a->words && m < n; k++)
+            for (uint32_t w = c->bits[k]; w; w &= w - 1)
+                data[m++] = k * 32 + (uint32_t)__builtin_ctz(w);
+        for (uint32_t i = 0; i < m; i++)
+            c->bits[data[i] >> 5] = 0;
+    }
     a->sets[a->n_sets] = data;
     return a->n_sets++;
 }
@@ -538,7 +543,7 @@ static void ctx_free(ctx *c)
 {
     gcg_mask_sim_free(&c->sim);
     gcg_horizon_free(&c->hz);
-    free(c->path), free(c->reaches);
+    free(c->path), free(c->reaches), free(c->bits);
     vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->d_moving,
                  &c->d_reads_start, &c->d_reads_len, &c->d_reads,
                  &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch};
@@ -565,7 +570,8 @@ gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_voca
     uint8_t *done = calloc((size_t)lr->n_states + 1, 1);
     c.path = malloc(((size_t)lr->n_states + 1) * sizeof *c.path);
     c.reaches = malloc(((size_t)lr->n_states + 1) * sizeof *c.reaches);
-    if (c.st == GCG_OK && (!done || !c.path || !c.reaches))
+    c.bits = calloc((size_t)out->words + 1, sizeof *c.bits);
+    if (c.st == GCG_OK && (!done || !c.path || !c.reaches || !c.bits))
         c.st = GCG_ERR_NOMEM;
     c.sim.share = share_walks;
     if (c.st == GCG_OK && share_walks)
