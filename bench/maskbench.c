@@ -71,7 +71,7 @@ typedef struct totals {
     char reasons[256][96];
     unsigned reason_n[256];
     unsigned n_reasons;
-    dvec compile_s, mask_ns, commit_ns, both_ns;
+    dvec compile_s, compile_first_s, mask_ns, commit_ns, both_ns;
     unsigned wrong_valid, wrong_invalid, wrong_mask, order_only;
     unsigned order_files;
 } totals;
@@ -170,13 +170,17 @@ static bool accepts_bytes(gcg_matcher *m, const uint8_t *b, size_t n)
     return gcg_matcher_commit_bytes(m, b, n, NULL) == GCG_OK && gcg_matcher_is_complete(m);
 }
 
-/* Record: int kind (0 compiled, 1 refused), double compile s, char reason[200],
+/* Record: int kind (0 compiled, 1 refused), double compile s (warm), double
+ * compile s (first in the child), char reason[200],
  * then per test: int wrong (0 ok, 1 valid rejected, 2 invalid accepted, 3 mask,
  * 4 valid accepted only with its keys in schema order),
  * uint32 n, n pairs of uint32 (mask ns, commit ns). */
 /* Replays of each valid instance: each step's latencies are the minima over
  * them, the engine's cost without the host's noise (bench/README.md). */
 #define REPLAYS 3
+
+/* Compiles taking longer are timed once (see child). */
+#define WARM_UNDER 1.0
 
 /* One more replay of a valid instance, known to commit: keeps each step's
  * minimum fill_mask and commit time in lat. */
@@ -207,7 +211,26 @@ static void child(const gcgc_vocab *v, const job *j, bool lenient, int fd)
     opt.vocab_by_reference = true; /* the artifact borrows the loaded vocabulary */
     double t0 = now();
     gcg_status st = gcgc_compile_schema(v, (const char *)j->schema, j->schema_len, &so, &opt, &res, &msgs);
-    double secs = now() - t0;
+    double first = now() - t0, secs = first;
+    /* Again, on the heap the first one left: the cost in a serving process
+     * that has compiled before (the first also pays a copy-on-write fault
+     * for every heap page of the parent it touches). A compile of over
+     * WARM_UNDER seconds is not repeated, so the CPU-time limit means the
+     * same; its faults are a small part of it. */
+    if (st == GCG_OK && first < WARM_UNDER) {
+        gcgc_result *again = NULL;
+        char *again_msgs = NULL;
+        t0 = now();
+        gcg_status st2 = gcgc_compile_schema(v, (const char *)j->schema, j->schema_len, &so, &opt, &again, &again_msgs);
+        secs = now() - t0;
+        if (st2 == GCG_OK) {
+            gcgc_result_free(res), free(msgs);
+            res = again, msgs = again_msgs;
+        } else {
+            gcgc_result_free(again), free(again_msgs);
+            secs = first;
+        }
+    }
     char reason[200] = {0};
     int kind = st == GCG_OK ? 0 : 1;
     if (st != GCG_OK) {
@@ -217,6 +240,7 @@ static void child(const gcgc_vocab *v, const job *j, bool lenient, int fd)
     }
     fwrite(&kind, sizeof kind, 1, out);
     fwrite(&secs, sizeof secs, 1, out);
+    fwrite(&first, sizeof first, 1, out);
     fwrite(reason, sizeof reason, 1, out);
     if (kind == 0) {
         size_t size;
@@ -348,10 +372,10 @@ static void run_job(const gcgc_vocab *v, job *j, totals *T, unsigned timeout, bo
     close(fds[1]);
     FILE *in = fdopen(fds[0], "rb");
     int kind = -1;
-    double secs = 0;
+    double secs = 0, first = 0;
     char reason[200] = {0};
     bool ok = fread(&kind, sizeof kind, 1, in) == 1 && fread(&secs, sizeof secs, 1, in) == 1 &&
-              fread(reason, sizeof reason, 1, in) == 1;
+              fread(&first, sizeof first, 1, in) == 1 && fread(reason, sizeof reason, 1, in) == 1;
     reason[sizeof reason - 1] = 0;
     unsigned wrong = 0, done = 0, order = 0;
     uint32_t slow_mask = 0, slow_commit = 0; /* the file's slowest steps, ns */
@@ -406,6 +430,7 @@ static void run_job(const gcgc_vocab *v, job *j, totals *T, unsigned timeout, bo
     }
     sp->compiled++;
     dpush(&T->compile_s, secs);
+    dpush(&T->compile_first_s, first);
     if (verbose && over) /* steps over the 10 us target of mask+commit p99.9 */
         fprintf(stderr, "SLOW %s: %u of %u steps over 10 us; slowest mask %.1f us, slowest commit %.1f us\n",
                 j->name, over, steps, slow_mask * 1e-3, slow_commit * 1e-3);
@@ -456,7 +481,8 @@ static void report(totals *T)
     for (unsigned i = 0; i < T->n_reasons; i++)
         printf("  %5u  %s\n", T->reason_n[i], T->reasons[i]);
     printf("\n");
-    print_dist("compile", &T->compile_s, 1e3, "ms");
+    print_dist("compile", &T->compile_s, 1e3, "ms (warm: the second compile in the child, under 1 s)");
+    print_dist("compile first", &T->compile_first_s, 1e3, "ms (the first, on a freshly forked heap)");
     print_dist("mask", &T->mask_ns, 1e-3, "us");
     print_dist("commit", &T->commit_ns, 1e-3, "us");
     print_dist("mask+commit", &T->both_ns, 1e-3, "us");
@@ -545,7 +571,7 @@ int main(int argc, char **argv)
         printf("\nbudget of %u s reached: %u files not run (the tables above cover the files run)\n", budget,
                not_run);
     unsigned wrong = T->wrong_valid + T->wrong_invalid + T->wrong_mask;
-    free(T->compile_s.v), free(T->mask_ns.v), free(T->commit_ns.v), free(T->both_ns.v);
+    free(T->compile_s.v), free(T->compile_first_s.v), free(T->mask_ns.v), free(T->commit_ns.v), free(T->both_ns.v);
     free(T);
     gcgc_vocab_free(v);
     return wrong ? 1 : 0;
