@@ -590,7 +590,7 @@ static bool steps_reserve(mask_sim *c)
     if (need <= c->cap_direct)
         return true;
     if (need > UINT32_MAX / 2) {
-        gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "mask simulation: over %u (stack set, class) steps",
+        gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "mask simulation: over %u (form, class) steps",
                      UINT32_MAX / 2);
         return fail(c, GCG_ERR_LIMIT);
     }
@@ -1069,8 +1069,10 @@ static uint32_t next_child(mask_sim *c, frame *f)
     if (f->node == 0) {
         for (; f->kid < c->n_root_kids; f->kid++) {
             const root_kid *k = &c->root_kids[f->kid];
-            if (!(c->shallow && k->height <= c->shallow) && !class_dead(c, f->dead, k->cls))
-                return c->root_kids[f->kid++].node;
+            if (!(c->shallow && k->height <= c->shallow) && !class_dead(c, f->dead, k->cls)) {
+                f->kid++;
+                return k->node;
+            }
         }
         return NONE;
     }
