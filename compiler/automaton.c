@@ -307,15 +307,30 @@ static void run_root_deep(ctx *c, uint32_t x, uint32_t y, uint32_t reach)
     a->root_d[x] = d_id(c);
 }
 
-/* RootAcc and RootD of every LR state: a state whose twin's walk is known
- * to equal its own (horizon.h) takes the twin's results, the others walk.
- * Twins are settled before the states that copy them (path[] holds the
- * chain of twins still to settle). */
+/* Whether state s can top the runtime's frontier: the frontier holds the
+ * start state and the nodes a shift made (glr.h), never a state entered by
+ * a goto, whose RootAcc and RootD no mask reads. */
+static bool frontier_state(const lr_tables *lr, uint32_t s)
+{
+    return lr->accessing[s] == UINT32_MAX || CFG_IS_TERM(lr->accessing[s]);
+}
+
+/* RootAcc and RootD of every LR state that can top the frontier (about
+ * half of them; the others get the empty set and no reads): a state whose
+ * twin's walk is known to equal its own (horizon.h) takes the twin's
+ * results, the others walk. Twins are settled before the states that copy
+ * them (path[] holds the chain of twins still to settle). */
 static void run_roots(ctx *c, uint8_t *done)
 {
     mask_automaton *a = c->out;
     const uint32_t *twin = c->hz.twin;
+    uint32_t none = set_id_of(c, NULL, 0);
     for (uint32_t s = 0; s < c->lr->n_states && c->st == GCG_OK; s++) {
+        if (!frontier_state(c->lr, s)) {
+            if (!done[s])
+                a->root_acc[s] = none, a->root_d[s] = NONE;
+            continue;
+        }
         uint32_t n = 0;
         for (uint32_t x = s; x != NONE && !done[x]; x = twin[x])
             c->path[n++] = x;
