@@ -29,7 +29,9 @@ typedef struct ctx {
     map64 resumed;                   /* (D, q) -> index into res                */
     vec res;                         /* resume results: (acc, next) pairs       */
     vec short_pos, scratch;          /* token intervals being merged            */
+    vec sort_tmp;                    /* scratch of gcg_sort_records             */
     uint32_t *bits;                  /* words + 1 words, zero between sets      */
+    uint32_t *all;                   /* the trie's tokens as a bitmap (or NULL) */
     map64 set_ids;                   /* token sets, by their positions' hash    */
     vec set_pos_start, set_pos_len, set_pos; /* each set's positions           */
     vec d_start, d_len, d_data;      /* automaton states: sorted config triples */
@@ -52,10 +54,34 @@ static bool fail(ctx *c, gcg_status st)
 
 /* ---- token sets and automaton states ------------------------------------- */
 
+/* The bitmap of a set holding most of the trie's tokens, into data: every
+ * token's bit, less those of the positions outside pos (the few tokens a
+ * string body rejects, say) instead of setting the 100k it accepts. */
+static bool set_fill_complement(ctx *c, const uint32_t *pos, uint32_t n_pos, uint32_t *data)
+{
+    const token_trie *tr = c->trie;
+    uint32_t words = c->out->words;
+    if (!c->all) {
+        if (!(c->all = calloc((size_t)words + 1, sizeof *c->all)))
+            return fail(c, GCG_ERR_NOMEM);
+        for (uint32_t k = 0; k < tr->n_tokens; k++)
+            c->all[tr->tokens[k] >> 5] |= 1u << (tr->tokens[k] & 31);
+    }
+    memcpy(data, c->all, (size_t)words * sizeof *data);
+    for (uint32_t i = 0, from = 0; i <= n_pos; i += 2) {
+        uint32_t to = i < n_pos ? pos[i] : tr->n_tokens;
+        for (uint32_t k = from; k < to; k++)
+            data[tr->tokens[k] >> 5] &= ~(1u << (tr->tokens[k] & 31));
+        from = i < n_pos ? pos[i + 1] : to;
+    }
+    return true;
+}
+
 /* A new token set from token positions (intervals), in the form it is
  * emitted in: a bitmap when dense, its ids ascending when sparse (most
  * sets). Both come from the context's zeroed bitmap, which a sparse set
- * leaves zero again by clearing its own ids. */
+ * leaves zero again by clearing its own ids; a set of more than half the
+ * trie's tokens starts from all of them instead. */
 static uint32_t set_add(ctx *c, const uint32_t *pos, uint32_t n_pos)
 {
     mask_automaton *a = c->out;
@@ -76,6 +102,14 @@ static uint32_t set_add(ctx *c, const uint32_t *pos, uint32_t n_pos)
     if (!sets || !cnt || !data) {
         free(data);
         return fail(c, GCG_ERR_NOMEM), NONE;
+    }
+    if (!sparse && 2 * (uint64_t)n > tr->n_tokens) {
+        if (!set_fill_complement(c, pos, n_pos, data)) {
+            free(data);
+            return NONE;
+        }
+        a->sets[a->n_sets] = data;
+        return a->n_sets++;
     }
     for (uint32_t i = 0; i < n_pos; i += 2)
         for (uint32_t k = pos[i]; k < pos[i + 1]; k++)
@@ -143,11 +177,6 @@ static int cmp_triple(const void *x, const void *y)
     return 0;
 }
 
-static int cmp_pair(const void *x, const void *y)
-{
-    const uint32_t *a = x, *b = y;
-    return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
-}
 
 /* What the sharing tests read of a new automaton state, kept with it so
  * that they do not scan its configurations at each use. */
@@ -163,8 +192,8 @@ static bool d_summarize(ctx *c, const uint32_t *cfgs, uint32_t n)
         if (cf[2] == 0 && (!gcg_vec_push(&c->scratch, cf[1]) || !gcg_vec_push(&c->scratch, depth)))
             return false;
     }
-    if (c->scratch.n) /* qsort of nothing may not be handed NULL */
-        qsort(c->scratch.v, c->scratch.n / 2, 2 * sizeof *c->scratch.v, cmp_pair);
+    if (!gcg_sort_records(c->scratch.v, c->scratch.n / 2, 2, &c->sort_tmp))
+        return false;
     bool ok = gcg_vec_push(&c->d_moving, least) && gcg_vec_push(&c->d_reads_start, c->d_reads.n);
     uint32_t first = c->d_reads.n;
     for (uint32_t i = 0; i < c->scratch.n && ok; i += 2)
@@ -179,7 +208,8 @@ static uint32_t d_id(ctx *c)
     uint32_t n = c->sim.cfgs.n / 3;
     if (n == 0)
         return NONE;
-    qsort(c->sim.cfgs.v, n, 3 * sizeof(uint32_t), cmp_triple);
+    if (!gcg_sort_records(c->sim.cfgs.v, n, 3, &c->sort_tmp))
+        return fail(c, GCG_ERR_NOMEM), NONE;
     uint32_t w = 1;
     for (uint32_t r = 1; r < n; r++)
         if (cmp_triple(c->sim.cfgs.v + 3 * r, c->sim.cfgs.v + 3 * (w - 1)) != 0)
@@ -558,10 +588,10 @@ static void ctx_free(ctx *c)
 {
     gcg_mask_sim_free(&c->sim);
     gcg_horizon_free(&c->hz);
-    free(c->path), free(c->reaches), free(c->bits);
+    free(c->path), free(c->reaches), free(c->bits), free(c->all);
     vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->d_moving,
                  &c->d_reads_start, &c->d_reads_len, &c->d_reads,
-                 &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch};
+                 &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch, &c->sort_tmp};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     gcg_map64_free(&c->set_ids);

@@ -107,7 +107,8 @@ static uint32_t intern_list(mask_sim *c, map64 *map, vec *start, vec *lens, vec 
 {
     if (n == 0)
         return NONE;
-    qsort(ids, n, sizeof *ids, gcg_cmp_u32);
+    if (!gcg_sort_records(ids, n, 1, &c->merged))
+        return fail(c, GCG_ERR_NOMEM), NONE;
     uint32_t m = 1;
     for (uint32_t i = 1; i < n; i++)
         if (ids[i] != ids[m - 1])
@@ -681,8 +682,8 @@ static void positions_from_log(mask_sim *c)
     bool sorted = true;
     for (uint32_t i = 2; i < log->n && sorted; i += 2)
         sorted = log->v[i] >= log->v[i - 1];
-    if (!sorted) /* resumed configurations may revisit a subtree */
-        qsort(log->v, log->n / 2, 2 * sizeof *log->v, gcg_cmp_u32);
+    if (!sorted && !gcg_sort_records(log->v, log->n / 2, 2, &c->merged)) /* resumed configurations may revisit a subtree */
+        return (void)fail(c, GCG_ERR_NOMEM);
     c->pos.n = 0;
     for (uint32_t i = 0; i < log->n; i += 2) {
         uint32_t pa = tr->tok_start[log->v[i]], pb = tr->tok_start[log->v[i + 1]];
@@ -960,12 +961,6 @@ static void resolve_reads(mask_sim *c, const frame *f)
     free(cf);
 }
 
-static int cmp_interval(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* Puts the accepted intervals logged from `from` on in order again: those
  * before `mid` (one walk, in trie order) and those after (resumed walks,
  * each in order but overlapping), so that the run's log stays sorted. */
@@ -976,8 +971,8 @@ static void merge_log(mask_sim *c, uint32_t from, uint32_t mid)
     bool sorted = true;
     for (uint32_t i = mid + 2; i < n && sorted; i += 2)
         sorted = log->v[i] >= log->v[i - 2];
-    if (!sorted)
-        qsort(log->v + mid, (n - mid) / 2, 2 * sizeof *log->v, cmp_interval);
+    if (!sorted && !gcg_sort_records(log->v + mid, (n - mid) / 2, 2, &c->merged))
+        return (void)fail(c, GCG_ERR_NOMEM);
     if (mid == from || mid == n || log->v[mid - 2] <= log->v[mid])
         return;
     c->merged.n = 0;

@@ -114,7 +114,7 @@ typedef struct mask_sim {
                                         its depth below the run's top          */
     vec cfgs;                        /* configurations: (trie node, lhs, skip)  */
     vec pos;                         /* the run's token positions (intervals)   */
-    vec merged;                      /* scratch: accepted intervals in merging  */
+    vec merged;                      /* scratch: sorting lists, merging logs    */
     uint64_t *loops;                 /* 4 words each: the bytes whose step keeps
                                         a lowest form as it is                 */
     uint32_t n_loops, cap_loops;

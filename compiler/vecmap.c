@@ -4,16 +4,15 @@
 
 #include "vecmap.h"
 
-bool gcg_vec_push(vec *a, uint32_t x)
+bool gcg_vec_grow(vec *a)
 {
-    if (a->n == a->cap) {
-        uint32_t c = a->cap ? a->cap * 2 : 256;
-        uint32_t *q = realloc(a->v, (size_t)c * sizeof *q);
-        if (!q)
-            return false;
-        a->v = q, a->cap = c;
-    }
-    a->v[a->n++] = x;
+    if (a->cap > UINT32_MAX / 2)
+        return false;
+    uint32_t c = a->cap ? a->cap * 2 : 256;
+    uint32_t *q = realloc(a->v, (size_t)c * sizeof *q);
+    if (!q)
+        return false;
+    a->v = q, a->cap = c;
     return true;
 }
 
@@ -96,4 +95,75 @@ int gcg_cmp_u32(const void *x, const void *y)
 {
     uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
     return a < b ? -1 : a > b;
+}
+
+static inline int rec_cmp(const uint32_t *a, const uint32_t *b, uint32_t words)
+{
+    for (uint32_t i = 0; i < words; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+static void insertion_sort(uint32_t *v, uint32_t n, uint32_t words)
+{
+    uint32_t t[4];
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t j = i;
+        memcpy(t, v + (size_t)i * words, words * sizeof *t);
+        for (; j > 0 && rec_cmp(v + (size_t)(j - 1) * words, t, words) > 0; j--)
+            memcpy(v + (size_t)j * words, v + (size_t)(j - 1) * words, words * sizeof *t);
+        memcpy(v + (size_t)j * words, t, words * sizeof *t);
+    }
+}
+
+/* The end of the ascending run of records starting at i. */
+static uint32_t run_end(const uint32_t *v, uint32_t i, uint32_t n, uint32_t words)
+{
+    for (i++; i < n && rec_cmp(v + (size_t)(i - 1) * words, v + (size_t)i * words, words) <= 0; i++)
+        ;
+    return i;
+}
+
+/* One pass: each pair of neighbouring runs of `from` merged into `to`;
+ * returns the number of runs there were. */
+static uint32_t merge_pass_runs(const uint32_t *from, uint32_t *to, uint32_t n, uint32_t words)
+{
+    uint32_t runs = 0;
+    for (uint32_t i = 0; i < n;) {
+        uint32_t mid = run_end(from, i, n, words), end = mid < n ? run_end(from, mid, n, words) : n;
+        runs += mid < n ? 2 : 1;
+        uint32_t a = i, b = mid, o = i;
+        while (a < mid || b < end) {
+            uint32_t *src = b >= end || (a < mid && rec_cmp(from + (size_t)a * words, from + (size_t)b * words,
+                                                            words) <= 0) ? &a : &b;
+            memcpy(to + (size_t)o++ * words, from + (size_t)*src * words, words * sizeof *to);
+            (*src)++;
+        }
+        i = end;
+    }
+    return runs;
+}
+
+bool gcg_sort_records(uint32_t *v, uint32_t n, uint32_t words, vec *tmp)
+{
+    if (n <= 16) {
+        insertion_sort(v, n, words);
+        return true;
+    }
+    if (run_end(v, 0, n, words) == n)
+        return true;
+    if ((uint64_t)n * words > UINT32_MAX / 2)
+        return false;
+    tmp->n = 0;
+    if (!gcg_vec_reserve(tmp, n * words))
+        return false;
+    uint32_t *a = v, *b = tmp->v;
+    while (merge_pass_runs(a, b, n, words) > 2) {
+        uint32_t *t = a;
+        a = b, b = t;
+    }
+    if (b != v)
+        memcpy(v, b, (size_t)n * words * sizeof *v);
+    return true;
 }

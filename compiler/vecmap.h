@@ -16,7 +16,18 @@ typedef struct vec { uint32_t *v; uint32_t n, cap; } vec;
  * value is UINT32_MAX. */
 typedef struct map64 { uint64_t *k; uint32_t *v; uint32_t n, cap; } map64;
 
-bool gcg_vec_push(vec *a, uint32_t x);
+/* Doubles a full vector's room; false on out of memory. */
+bool gcg_vec_grow(vec *a);
+
+/* Appends x (inline: the compiler's walks push on every step). */
+static inline bool gcg_vec_push(vec *a, uint32_t x)
+{
+    if (a->n == a->cap && !gcg_vec_grow(a))
+        return false;
+    a->v[a->n++] = x;
+    return true;
+}
+
 /* Room for `extra` more entries; false on out of memory. */
 bool gcg_vec_reserve(vec *a, uint32_t extra);
 void gcg_vec_free(vec *a);
@@ -25,6 +36,13 @@ void gcg_vec_free(vec *a);
  * of memory); without, NULL when absent. Slots move when the map grows. */
 uint32_t *gcg_map64_slot(map64 *m, uint64_t key, bool insert);
 void gcg_map64_free(map64 *m);
+
+/* Sorts n records of `words` uint32 each (1 to 4) ascending, comparing
+ * their words in order, with `tmp` as scratch. A natural merge sort (short
+ * lists by insertion): the walks' logs are a few sorted runs end to end, and
+ * most lists are short, where qsort's calls cost more than the sorting.
+ * false on out of memory. */
+bool gcg_sort_records(uint32_t *v, uint32_t n, uint32_t words, vec *tmp);
 
 /* qsort comparison of uint32 values. */
 int gcg_cmp_u32(const void *x, const void *y);
