@@ -54,6 +54,8 @@ static bool fail(ctx *c, gcg_status st)
 
 /* ---- token sets and automaton states ------------------------------------- */
 
+#define SORT_MAX 96 /* sparse sets up to this size are sorted, not scanned */
+
 /* The bitmap of a set holding most of the trie's tokens, into data: every
  * token's bit, less those of the positions outside pos (the few tokens a
  * string body rejects, say) instead of setting the 100k it accepts. */
@@ -107,6 +109,18 @@ static uint32_t set_add(ctx *c, const uint32_t *pos, uint32_t n_pos)
         if (!set_fill_complement(c, pos, n_pos, data)) {
             free(data);
             return NONE;
+        }
+        a->sets[a->n_sets] = data;
+        return a->n_sets++;
+    }
+    if (sparse && n <= SORT_MAX) { /* a short list: sorting beats scanning the bitmap */
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < n_pos; i += 2)
+            for (uint32_t k = pos[i]; k < pos[i + 1]; k++)
+                data[m++] = tr->tokens[k];
+        if (!gcg_sort_records(data, n, 1, &c->sort_tmp)) {
+            free(data);
+            return fail(c, GCG_ERR_NOMEM), NONE;
         }
         a->sets[a->n_sets] = data;
         return a->n_sets++;

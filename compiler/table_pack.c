@@ -18,6 +18,7 @@ typedef struct packer {
     gcg_disp_slot *slots;
     uint32_t *next;          /* per slot: itself when free, else a slot
                                 further on towards the next free one       */
+    uint64_t *occ;           /* per slot: one bit, set when occupied       */
     uint64_t cap, used;      /* slots allocated; past the last occupied one */
 } packer;
 
@@ -78,7 +79,12 @@ static bool reserve(packer *p, uint64_t need)
     uint32_t *nx = realloc(p->next, c * sizeof *nx);
     if (nx)
         p->next = nx;
-    if (!s || !nx)
+    uint64_t *oc = realloc(p->occ, (c / 64 + 2) * sizeof *oc);
+    if (oc) {
+        memset(oc + (p->cap ? p->cap / 64 + 2 : 0), 0, (c / 64 + 2 - (p->cap ? p->cap / 64 + 2 : 0)) * sizeof *oc);
+        p->occ = oc;
+    }
+    if (!s || !nx || !oc)
         return false;
     for (uint64_t i = p->cap; i < c; i++)
         s[i] = (gcg_disp_slot){GCG_DISP_FREE, 0}, nx[i] = (uint32_t)i;
@@ -86,12 +92,13 @@ static bool reserve(packer *p, uint64_t need)
     return true;
 }
 
-static bool fits(const packer *p, uint32_t r, uint64_t base)
+/* The occupancy of slots [x, x + 64), bit i for slot x + i (slots past the
+ * allocation are free). */
+static uint64_t occ_window(const packer *p, uint64_t x)
 {
-    for (uint32_t k = p->start[r]; k < p->start[r + 1]; k++)
-        if (base + p->cols[k] < p->used && p->slots[base + p->cols[k]].tag != GCG_DISP_FREE)
-            return false;
-    return true;
+    uint64_t w = x / 64, sh = x % 64, words = p->cap ? p->cap / 64 + 2 : 0;
+    uint64_t lo = w < words ? p->occ[w] : 0, hi = w + 1 < words ? p->occ[w + 1] : 0;
+    return sh ? lo >> sh | hi << (64 - sh) : lo;
 }
 
 /* The first free slot at or after s (path halving over occupied runs). */
@@ -107,14 +114,24 @@ static uint64_t free_from(packer *p, uint64_t s)
 }
 
 /* The base of row r: the first that fits with its first column on one of
- * the next MAX_SCAN free slots, else just past the used slots. */
+ * the next MAX_SCAN free slots below the used ones, else just past them.
+ * Bases are tried 64 at a time: a bit per base, free where every column
+ * lands on a free slot (one shifted word of the occupancy per column). */
 static uint64_t find_base(packer *p, uint32_t r)
 {
-    uint32_t c0 = p->cols[p->start[r]];
-    uint64_t s = free_from(p, c0);
-    for (uint32_t tries = 0; s < p->used && tries < MAX_SCAN; tries++, s = free_from(p, s + 1))
-        if (fits(p, r, s - c0))
-            return s - c0;
+    uint32_t c0 = p->cols[p->start[r]], tries = 0;
+    for (uint64_t s = free_from(p, c0); s < p->used && tries < MAX_SCAN; s = free_from(p, s + 64)) {
+        uint64_t base = s - c0, cand = ~occ_window(p, s), fit;
+        if (p->used - s < 64)
+            cand &= (1ull << (p->used - s)) - 1; /* first column below the used slots */
+        fit = cand;
+        for (uint32_t k = p->start[r] + 1; k < p->start[r + 1] && fit; k++)
+            fit &= ~occ_window(p, base + p->cols[k]);
+        uint32_t before = fit ? (uint32_t)__builtin_popcountll(cand & ((1ull << __builtin_ctzll(fit)) - 1)) : 0;
+        if (fit && tries + before < MAX_SCAN)
+            return base + (uint64_t)__builtin_ctzll(fit);
+        tries += (uint32_t)__builtin_popcountll(cand);
+    }
     return p->used > c0 ? p->used - c0 : 0;
 }
 
@@ -126,6 +143,7 @@ static bool place(packer *p, uint32_t r, uint64_t base)
     for (uint32_t k = p->start[r]; k < p->start[r + 1]; k++) {
         p->slots[base + p->cols[k]] = (gcg_disp_slot){r, p->vals[k]};
         p->next[base + p->cols[k]] = (uint32_t)(base + p->cols[k] + 1);
+        p->occ[(base + p->cols[k]) / 64] |= 1ull << ((base + p->cols[k]) % 64);
     }
     if (base + last + 1 > p->used)
         p->used = base + last + 1;
@@ -187,7 +205,7 @@ gcg_status gcg_disp_pack(uint32_t n_rows, uint32_t width, const uint32_t *start,
         free(out->rows);
         out->rows = NULL;
     }
-    free(p.slots), free(p.next), free(rep), free(base);
+    free(p.slots), free(p.next), free(p.occ), free(rep), free(base);
     return st;
 }
 

@@ -1,0 +1,174 @@
+/*
+ * test_table_pack.c — row displacement (table_pack.c) on random sparse
+ * tables: every cell reads back through its row's base and tag, every
+ * empty cell reads as not the row's, equal rows share a tag, and each
+ * distinct row sits at the base a plain first-fit search over free slots
+ * (the packer's rule, without its 64-bases-at-a-time search) gives.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table_pack.h"
+
+#define MAX_SCAN 1024 /* as table_pack.c */
+
+typedef struct table {
+    uint32_t n_rows, width, *start, *cols, *vals;
+} table;
+
+static uint64_t rng_next(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+    return *s >> 33;
+}
+
+/* n_rows rows of `width` columns, each cell filled with probability
+ * density/256; every fourth row repeats an earlier one. */
+static table make(uint32_t n_rows, uint32_t width, uint32_t density, uint64_t seed)
+{
+    table t = {n_rows, width, malloc((n_rows + 1) * sizeof(uint32_t)), malloc((size_t)n_rows * width * 4),
+               malloc((size_t)n_rows * width * 4)};
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < n_rows; r++) {
+        t.start[r] = n;
+        if (r > 0 && rng_next(&seed) % 4 == 0) {
+            uint32_t e = (uint32_t)(rng_next(&seed) % r);
+            for (uint32_t k = t.start[e]; k < t.start[e + 1]; k++)
+                t.cols[n] = t.cols[k], t.vals[n++] = t.vals[k];
+            continue;
+        }
+        for (uint32_t c = 0; c < width; c++)
+            if (rng_next(&seed) % 256 < density)
+                t.cols[n] = c, t.vals[n++] = (uint32_t)rng_next(&seed);
+    }
+    t.start[n_rows] = n;
+    return t;
+}
+
+static uint32_t len(const table *t, uint32_t r)
+{
+    return t->start[r + 1] - t->start[r];
+}
+
+/* The first row equal to r. */
+static uint32_t first_equal(const table *t, uint32_t r)
+{
+    for (uint32_t e = 0;; e++)
+        if (len(t, e) == len(t, r) && memcmp(t->cols + t->start[e], t->cols + t->start[r], len(t, r) * 4) == 0 &&
+            memcmp(t->vals + t->start[e], t->vals + t->start[r], len(t, r) * 4) == 0)
+            return e;
+}
+
+/* The bases a first-fit packing gives: distinct rows by descending length
+ * (ties by index), each at the first base whose first column lands on one
+ * of the next MAX_SCAN free slots below the used ones and whose columns
+ * all land on free slots, else just past the used slots. */
+static void reference_bases(const table *t, uint32_t *base)
+{
+    uint32_t cap = t->n_rows * t->width + 2 * t->width + 64, used = 0, *order = malloc(t->n_rows * 4), n = 0;
+    uint8_t *busy = calloc(cap, 1);
+    for (uint32_t r = 0; r < t->n_rows; r++)
+        if (first_equal(t, r) == r)
+            order[n++] = r;
+    for (uint32_t i = 1; i < n; i++) /* insertion sort: longest first, stable */
+        for (uint32_t j = i; j > 0 && len(t, order[j]) > len(t, order[j - 1]); j--) {
+            uint32_t x = order[j];
+            order[j] = order[j - 1], order[j - 1] = x;
+        }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t r = order[i], c0 = len(t, r) ? t->cols[t->start[r]] : 0, tries = 0;
+        base[r] = 0;
+        if (len(t, r) == 0)
+            continue;
+        base[r] = used > c0 ? used - c0 : 0;
+        for (uint32_t s = c0; s < used && tries < MAX_SCAN; s++) {
+            if (busy[s])
+                continue;
+            tries++;
+            bool fits = true;
+            for (uint32_t k = t->start[r]; k < t->start[r + 1] && fits; k++)
+                fits = !busy[s - c0 + t->cols[k]];
+            if (fits) {
+                base[r] = s - c0;
+                break;
+            }
+        }
+        for (uint32_t k = t->start[r]; k < t->start[r + 1]; k++) {
+            busy[base[r] + t->cols[k]] = 1;
+            if (base[r] + t->cols[k] + 1 > used)
+                used = base[r] + t->cols[k] + 1;
+        }
+    }
+    free(order), free(busy);
+}
+
+static void check_packing(uint32_t n_rows, uint32_t width, uint32_t density, uint64_t seed)
+{
+    table t = make(n_rows, width, density, seed);
+    disp_table d;
+    ck_assert_int_eq(gcg_disp_pack(n_rows, width, t.start, t.cols, t.vals, &d), GCG_OK);
+    uint32_t *base = malloc(n_rows * 4);
+    reference_bases(&t, base);
+    for (uint32_t r = 0; r < n_rows; r++) {
+        uint32_t rep = first_equal(&t, r);
+        ck_assert_uint_eq(d.rows[r].tag, rep);
+        if (len(&t, rep))
+            ck_assert_uint_eq(d.rows[r].base, base[rep]);
+        ck_assert_uint_le((uint64_t)d.rows[r].base + width, d.n_slots);
+        uint32_t k = t.start[r];
+        for (uint32_t c = 0; c < width; c++) {
+            const gcg_disp_slot *s = &d.slots[d.rows[r].base + c];
+            if (k < t.start[r + 1] && t.cols[k] == c) {
+                ck_assert_uint_eq(s->tag, d.rows[r].tag);
+                ck_assert_uint_eq(s->value, t.vals[k]);
+                k++;
+            } else {
+                ck_assert_uint_ne(s->tag, d.rows[r].tag);
+            }
+        }
+    }
+    free(base), free(t.start), free(t.cols), free(t.vals);
+    gcg_disp_free(&d);
+}
+
+/* Sparse rows, as in action tables: most land in the holes of others. */
+START_TEST(sparse_rows_read_back)
+{
+    check_packing(600, 57, 12, 1);
+    check_packing(300, 160, 3, 2);
+}
+END_TEST
+
+/* Dense rows leave few holes: the search runs past MAX_SCAN candidates and
+ * rows go past the used slots (the bases must still agree). */
+START_TEST(dense_rows_read_back)
+{
+    check_packing(3000, 200, 60, 3);
+    check_packing(50, 257, 200, 4);
+}
+END_TEST
+
+/* Empty rows and one-entry rows. */
+START_TEST(tiny_rows_read_back)
+{
+    check_packing(200, 10, 0, 5);
+    check_packing(400, 300, 1, 6);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("table_pack");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, sparse_rows_read_back);
+    tcase_add_test(tc, dense_rows_read_back);
+    tcase_add_test(tc, tiny_rows_read_back);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
