@@ -707,28 +707,42 @@ static uint32_t memo_find(mask_sim *c, uint32_t node, uint32_t form, uint64_t *k
     return slot ? *slot : NONE;
 }
 
-/* Replays memo entry `id` at the current offset. */
+/* Replays memo entry `id` at the current offset: its intervals (the first
+ * may extend the log's last) and configurations are copied in bulk. */
 static void memo_replay(mask_sim *c, uint32_t id)
 {
     const uint32_t *m = c->memo.v + (size_t)id * MEMO_WORDS;
-    for (uint32_t i = 0; i < m[1]; i += 2)
-        accept_range(c, c->memo_data.v[m[0] + i], c->memo_data.v[m[0] + i + 1]);
-    for (uint32_t i = 0; i < m[3] && c->st == GCG_OK; i += 3) {
-        const uint32_t *cf = c->memo_data.v + m[2] + i;
-        add_config(c, cf[0], cf[1], cf[2] + c->offset - 1);
+    uint32_t first = 0;
+    if (m[1]) {
+        accept_range(c, c->memo_data.v[m[0]], c->memo_data.v[m[0] + 1]);
+        first = 2;
     }
+    if (!gcg_vec_reserve(&c->acc_log, m[1] - first) || !gcg_vec_reserve(&c->cfgs, m[3]))
+        return (void)fail(c, GCG_ERR_NOMEM);
+    memcpy(c->acc_log.v + c->acc_log.n, c->memo_data.v + m[0] + first, (size_t)(m[1] - first) * sizeof(uint32_t));
+    c->acc_log.n += m[1] - first;
+    uint32_t *out = c->cfgs.v + c->cfgs.n;
+    const uint32_t *cf = c->memo_data.v + m[2];
+    for (uint32_t i = 0; i < m[3]; i += 3)
+        out[i] = cf[i], out[i + 1] = cf[i + 1], out[i + 2] = cf[i + 2] + c->offset - 1;
+    c->cfgs.n += m[3];
 }
 
 /* Keeps what the walk below frame f logged as a memo entry. */
 static void memo_store(mask_sim *c, const frame *f)
 {
     uint32_t id = c->memo.n / MEMO_WORDS, acc_n = c->acc_log.n - f->acc_mark, cfg_n = c->cfgs.n - f->cfg_mark;
-    uint32_t rec[MEMO_WORDS] = {c->memo_data.n, acc_n, c->memo_data.n + acc_n, cfg_n};
     if (!gcg_vec_reserve(&c->memo_data, acc_n + cfg_n))
         return (void)fail(c, GCG_ERR_NOMEM);
-    if (acc_n)
-        memcpy(c->memo_data.v + c->memo_data.n, c->acc_log.v + f->acc_mark, (size_t)acc_n * sizeof(uint32_t));
-    c->memo_data.n += acc_n;
+    uint32_t at = c->memo_data.n, *out = c->memo_data.v + at, n = 0;
+    for (uint32_t i = f->acc_mark; i < c->acc_log.n; i += 2) { /* neighbours merged: replays copy */
+        if (n && out[n - 1] == c->acc_log.v[i])
+            out[n - 1] = c->acc_log.v[i + 1];
+        else
+            out[n] = c->acc_log.v[i], out[n + 1] = c->acc_log.v[i + 1], n += 2;
+    }
+    c->memo_data.n += n;
+    uint32_t rec[MEMO_WORDS] = {at, n, at + n, cfg_n};
     for (uint32_t i = f->cfg_mark; i < c->cfgs.n; i += 3) {
         c->memo_data.v[c->memo_data.n++] = c->cfgs.v[i];
         c->memo_data.v[c->memo_data.n++] = c->cfgs.v[i + 1];
