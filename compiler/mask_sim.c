@@ -841,6 +841,9 @@ static void lower_frame(mask_sim *c, frame *f)
  * found when a step first shows it to be a loop, then kept: so only a few
  * forms pay for stepping every byte class. */
 
+#define LOOP_WORDS 5 /* per loop: 256 loop bits, then flags */
+#define LOOP_CHARS 1u /* the loop keeps every non-ASCII character */
+
 /* The lowest form of step st's outcome, kept in the step. */
 static uint32_t step_lowest(mask_sim *c, const uint32_t *st)
 {
@@ -850,20 +853,62 @@ static uint32_t step_lowest(mask_sim *c, const uint32_t *st)
     return *low;
 }
 
+#define CHAR_PAIRS 64 /* (form, decoder state) pairs a character check may visit */
+
+/* Whether every well-formed non-ASCII character the vocabulary can spell
+ * takes the lowest form `low` back to itself with nothing read, its partial
+ * sequences alive on the way: a depth-first search over (lowest form, UTF-8
+ * decoder state) pairs, each byte of the trie stepped from each pair (a
+ * JSON string body: yes; a grammar that excludes some characters: no, and
+ * its subtrees are walked). */
+static bool keeps_chars(mask_sim *c, uint32_t low)
+{
+    const uint64_t *used = c->trie->below_sets + 4 * (size_t)c->trie->below[0]; /* every token byte */
+    uint32_t form[CHAR_PAIRS], n = 1, todo[CHAR_PAIRS], n_todo = 1;
+    uint8_t state[CHAR_PAIRS];
+    form[0] = low, state[0] = GCG_U8_START, todo[0] = 0;
+    while (n_todo && c->st == GCG_OK) {
+        uint32_t i = todo[--n_todo];
+        for (uint32_t b = 0x80; b < 256; b++) {
+            uint8_t next = gcg_utf8_next(state[i], (uint8_t)b);
+            if (next == GCG_U8_BAD || !((used[b >> 6] >> (b & 63)) & 1))
+                continue;
+            const uint32_t *st = step_get(c, form[i], c->class_of[b]);
+            if (!st || st[STEP_FORM] == NONE || st[STEP_N_READS])
+                return false;
+            uint32_t f = step_lowest(c, st), k = 0;
+            if (next == GCG_U8_START) {
+                if (f != low)
+                    return false;
+                continue;
+            }
+            while (k < n && !(form[k] == f && state[k] == next))
+                k++;
+            if (k < n)
+                continue;
+            if (n == CHAR_PAIRS || f == NONE)
+                return false;
+            form[n] = f, state[n] = next, todo[n_todo++] = n++;
+        }
+    }
+    return c->st == GCG_OK;
+}
+
 /* The bytes whose step takes the lowest form `low` back to itself with
- * nothing read, 256 bits (cached in form_loop). */
+ * nothing read, 256 bits, and whether it keeps every non-ASCII character
+ * (LOOP_CHARS in the fifth word): cached in form_loop. */
 static const uint64_t *loop_bytes(mask_sim *c, uint32_t low)
 {
     if (c->form_loop.v[low] != NONE)
-        return c->loops + 4 * (size_t)c->form_loop.v[low];
+        return c->loops + LOOP_WORDS * (size_t)c->form_loop.v[low];
     if (c->n_loops == c->cap_loops) {
         uint32_t cap = c->cap_loops ? 2 * c->cap_loops : 64;
-        uint64_t *l = realloc(c->loops, (size_t)cap * 4 * sizeof *l);
+        uint64_t *l = realloc(c->loops, (size_t)cap * LOOP_WORDS * sizeof *l);
         if (!l)
             return fail(c, GCG_ERR_NOMEM), NULL;
         c->loops = l, c->cap_loops = cap;
     }
-    uint64_t bytes[4] = {0};
+    uint64_t bytes[LOOP_WORDS] = {0};
     uint8_t known[256] = {0}, keeps[256] = {0};
     for (uint32_t b = 0; b < 256 && c->st == GCG_OK; b++) {
         uint32_t cls = c->class_of[b];
@@ -875,11 +920,13 @@ static const uint64_t *loop_bytes(mask_sim *c, uint32_t low)
         if (keeps[cls])
             bytes[b >> 6] |= 1ull << (b & 63);
     }
+    if (c->st == GCG_OK && (bytes[0] | bytes[1]) && keeps_chars(c, low))
+        bytes[4] = LOOP_CHARS;
     if (c->st != GCG_OK)
         return NULL;
-    memcpy(c->loops + 4 * (size_t)c->n_loops, bytes, sizeof bytes);
+    memcpy(c->loops + LOOP_WORDS * (size_t)c->n_loops, bytes, sizeof bytes);
     c->form_loop.v[low] = c->n_loops++;
-    return c->loops + 4 * (size_t)c->form_loop.v[low];
+    return c->loops + LOOP_WORDS * (size_t)c->form_loop.v[low];
 }
 
 /* The loop bytes of the lowest form `low`: computed when a step has just
@@ -888,7 +935,21 @@ static const uint64_t *loop_of(mask_sim *c, uint32_t low, bool fixed)
 {
     if (fixed)
         return loop_bytes(c, low);
-    return c->form_loop.v[low] != NONE ? c->loops + 4 * (size_t)c->form_loop.v[low] : NULL;
+    return c->form_loop.v[low] != NONE ? c->loops + LOOP_WORDS * (size_t)c->form_loop.v[low] : NULL;
+}
+
+/* Whether the loop `keep` (its loop bytes and flags) holds the whole subtree
+ * below trie node n: every byte below is a loop byte, or the subtree is
+ * well-formed UTF-8 from a character boundary, its ASCII bytes are loop
+ * bytes and the loop keeps every non-ASCII character (the Llama 3 tokens of
+ * Chinese, Cyrillic or accented text in a string body). */
+static bool loop_holds(const mask_sim *c, const uint64_t *keep, uint32_t n)
+{
+    const uint32_t both = TRIE_UTF8_BOUNDARY | TRIE_UTF8_BELOW_OK;
+    if (gcg_trie_below_within(c->trie, n, keep))
+        return true;
+    return (keep[4] & LOOP_CHARS) && (c->trie->utf8[n] & both) == both &&
+           gcg_trie_below_ascii_within(c->trie, n, keep);
 }
 
 /* ---- general walks --------------------------------------------------------
@@ -1037,7 +1098,7 @@ static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *t
     if (c->share && c->trie->end[child] != child + 1) {
         low = step_lowest(c, st);
         const uint64_t *keep = reads || low == NONE ? NULL : loop_of(c, low, low == from->low);
-        if (keep && gcg_trie_below_within(c->trie, child, keep)) {
+        if (keep && loop_holds(c, keep, child)) {
             accept_range(c, child, c->trie->end[child]);
             return false;
         }

@@ -115,8 +115,8 @@ typedef struct mask_sim {
     vec cfgs;                        /* configurations: (trie node, lhs, skip)  */
     vec pos;                         /* the run's token positions (intervals)   */
     vec merged;                      /* scratch: sorting lists, merging logs    */
-    uint64_t *loops;                 /* 4 words each: the bytes whose step keeps
-                                        a lowest form as it is                 */
+    uint64_t *loops;                 /* 5 words each: the bytes whose step keeps
+                                        a lowest form as it is, then flags     */
     uint32_t n_loops, cap_loops;
     bool share;                      /* take loop subtrees whole, pre-reduce and
                                         walk general forms (else the plain walk) */

@@ -178,6 +178,68 @@ static gcg_status below_bytes(token_trie *t)
     return GCG_OK;
 }
 
+uint8_t gcg_utf8_next(uint8_t st, uint8_t b)
+{
+    bool cont = b >= 0x80 && b <= 0xBF;
+    switch (st) {
+    case GCG_U8_START:
+        if (b < 0x80)
+            return GCG_U8_START;
+        if (b >= 0xC2 && b <= 0xDF)
+            return GCG_U8_NEED1;
+        if (b == 0xE0)
+            return GCG_U8_E0;
+        if (b == 0xED)
+            return GCG_U8_ED;
+        if (b >= 0xE1 && b <= 0xEF)
+            return GCG_U8_NEED2;
+        if (b == 0xF0)
+            return GCG_U8_F0;
+        if (b == 0xF4)
+            return GCG_U8_F4;
+        return b >= 0xF1 && b <= 0xF3 ? GCG_U8_NEED3 : GCG_U8_BAD;
+    case GCG_U8_NEED1:
+    case GCG_U8_NEED2:
+    case GCG_U8_NEED3:
+        return cont ? (uint8_t)(st - 1) : GCG_U8_BAD;
+    case GCG_U8_E0:
+        return b >= 0xA0 && b <= 0xBF ? GCG_U8_NEED1 : GCG_U8_BAD;
+    case GCG_U8_ED:
+        return b >= 0x80 && b <= 0x9F ? GCG_U8_NEED1 : GCG_U8_BAD;
+    case GCG_U8_F0:
+        return b >= 0x90 && b <= 0xBF ? GCG_U8_NEED2 : GCG_U8_BAD;
+    case GCG_U8_F4:
+        return b >= 0x80 && b <= 0x8F ? GCG_U8_NEED2 : GCG_U8_BAD;
+    default:
+        return GCG_U8_BAD;
+    }
+}
+
+/* utf8[n] (token_trie.h): the decoder's state at each node (parents come
+ * first in preorder), then whether all below stays well-formed (children
+ * come after). */
+static gcg_status utf8_marks(token_trie *t)
+{
+    uint8_t *st = malloc((size_t)t->n_nodes + 1);
+    t->utf8 = calloc((size_t)t->n_nodes + 1, 1);
+    if (!st || !t->utf8) {
+        free(st);
+        return GCG_ERR_NOMEM;
+    }
+    st[0] = GCG_U8_START;
+    for (uint32_t n = 0; n < t->n_nodes; n++)
+        for (uint32_t ch = n + 1; ch < t->end[n]; ch = t->end[ch])
+            st[ch] = gcg_utf8_next(st[n], t->byte[ch]);
+    for (uint32_t n = t->n_nodes; n-- > 0;) {
+        bool ok = st[n] != GCG_U8_BAD;
+        for (uint32_t ch = n + 1; ch < t->end[n] && ok; ch = t->end[ch])
+            ok = t->utf8[ch] & TRIE_UTF8_BELOW_OK;
+        t->utf8[n] = (uint8_t)((st[n] == GCG_U8_START ? TRIE_UTF8_BOUNDARY : 0) | (ok ? TRIE_UTF8_BELOW_OK : 0));
+    }
+    free(st);
+    return GCG_OK;
+}
+
 /* The positions of the tokens longer than r bytes, for every r: a token of
  * l bytes is listed under r = 0 .. l - 1 (as many entries as the tokens have
  * bytes). */
@@ -246,6 +308,8 @@ gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *
         st = long_positions(t);
     if (st == GCG_OK)
         st = below_bytes(t);
+    if (st == GCG_OK)
+        st = label ? (t->utf8 = calloc((size_t)t->n_nodes + 1, 1)) ? GCG_OK : GCG_ERR_NOMEM : utf8_marks(t);
     if (st != GCG_OK)
         gcg_trie_free(t);
     return st;
@@ -254,6 +318,6 @@ gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *
 void gcg_trie_free(token_trie *t)
 {
     free(t->byte), free(t->depth), free(t->end), free(t->tok_start), free(t->tokens);
-    free(t->height), free(t->long_first), free(t->long_pos), free(t->below), free(t->below_sets);
+    free(t->height), free(t->long_first), free(t->long_pos), free(t->below), free(t->below_sets), free(t->utf8);
     memset(t, 0, sizeof *t);
 }

@@ -39,7 +39,25 @@ typedef struct token_trie {
                               .. + 4): 256 bits                                */
     uint64_t *below_sets;  /* n_below_sets x 4 words, each set once          */
     uint32_t n_below_sets;
+    uint8_t *utf8;         /* n_nodes: TRIE_UTF8_* bits (byte tries only)      */
 } token_trie;
+
+/* utf8[n]: the path to n is well-formed UTF-8 ending at a character
+ * boundary; every path below n goes on as well-formed UTF-8 (a token may
+ * stop inside a character). A walk from a loop that keeps every
+ * character takes such a subtree whole (mask_sim.c). */
+#define TRIE_UTF8_BOUNDARY 1u
+#define TRIE_UTF8_BELOW_OK 2u
+
+/* A UTF-8 decoder's states (RFC 3629's table of well-formed sequences):
+ * at a boundary, waiting for 1-3 more continuation bytes (80-BF), waiting
+ * for the restricted second byte after E0 (A0-BF), ED (80-9F), F0 (90-BF)
+ * or F4 (80-8F), or failed (for good). */
+enum { GCG_U8_START, GCG_U8_NEED1, GCG_U8_NEED2, GCG_U8_NEED3, GCG_U8_E0, GCG_U8_ED, GCG_U8_F0, GCG_U8_F4,
+       GCG_U8_BAD };
+
+/* The decoder's state after byte b in state st. */
+uint8_t gcg_utf8_next(uint8_t st, uint8_t b);
 
 /* Whether every byte on the edges below node n is in the 256-bit set
  * `bytes` (bit b of word b / 64). */
@@ -47,6 +65,14 @@ static inline bool gcg_trie_below_within(const token_trie *t, uint32_t n, const 
 {
     const uint64_t *s = t->below_sets + 4 * (size_t)t->below[n];
     return !(s[0] & ~bytes[0]) && !(s[1] & ~bytes[1]) && !(s[2] & ~bytes[2]) && !(s[3] & ~bytes[3]);
+}
+
+/* Whether every ASCII byte below node n is in `bytes` (as
+ * gcg_trie_below_within, bytes 0-127 only). */
+static inline bool gcg_trie_below_ascii_within(const token_trie *t, uint32_t n, const uint64_t *bytes)
+{
+    const uint64_t *s = t->below_sets + 4 * (size_t)t->below[n];
+    return !(s[0] & ~bytes[0]) && !(s[1] & ~bytes[1]);
 }
 
 /* With `label` NULL the edges are bytes; otherwise byte b is labelled
