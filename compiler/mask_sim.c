@@ -489,7 +489,7 @@ static uint32_t form_of(mask_sim *c, uint32_t set, uint32_t ref)
         if (!gcg_vec_push(&c->form_set, set) || !gcg_vec_push(&c->form_ref, ref) ||
             !gcg_vec_push(&c->form_low, NONE) || !gcg_vec_push(&c->form_drop, 0) ||
             !gcg_vec_push(&c->form_loop, NONE) || !gcg_vec_push(&c->form_gen, NONE) ||
-            !gcg_vec_push(&c->form_dead, NONE))
+            !gcg_vec_push(&c->form_dead, NONE) || !gcg_vec_push(&c->form_char, NONE))
             return fail(c, GCG_ERR_NOMEM), NONE;
         *slot = id;
     }
@@ -860,8 +860,11 @@ static uint32_t step_lowest(mask_sim *c, const uint32_t *st)
  * sequences alive on the way: a depth-first search over (lowest form, UTF-8
  * decoder state) pairs, each byte of the trie stepped from each pair (a
  * JSON string body: yes; a grammar that excludes some characters: no, and
- * its subtrees are walked). */
-static bool keeps_chars(mask_sim *c, uint32_t low)
+ * its subtrees are walked). When it does, the forms met inside characters
+ * are marked (form_char) with loop number `loop`: a subtree entered in one
+ * of them, in the decoder state it was met in, finishes its characters and
+ * goes on in the loop. */
+static bool keeps_chars(mask_sim *c, uint32_t low, uint32_t loop)
 {
     const uint64_t *used = c->trie->below_sets + 4 * (size_t)c->trie->below[0]; /* every token byte */
     uint32_t form[CHAR_PAIRS], n = 1, todo[CHAR_PAIRS], n_todo = 1;
@@ -869,10 +872,12 @@ static bool keeps_chars(mask_sim *c, uint32_t low)
     form[0] = low, state[0] = GCG_U8_START, todo[0] = 0;
     while (n_todo && c->st == GCG_OK) {
         uint32_t i = todo[--n_todo];
+        uint16_t tried[256] = {0}; /* per class: the decoder states already stepped into */
         for (uint32_t b = 0x80; b < 256; b++) {
             uint8_t next = gcg_utf8_next(state[i], (uint8_t)b);
-            if (next == GCG_U8_BAD || !((used[b >> 6] >> (b & 63)) & 1))
+            if (next == GCG_U8_BAD || !((used[b >> 6] >> (b & 63)) & 1) || (tried[c->class_of[b]] >> next & 1))
                 continue;
+            tried[c->class_of[b]] |= (uint16_t)(1u << next);
             const uint32_t *st = step_get(c, form[i], c->class_of[b]);
             if (!st || st[STEP_FORM] == NONE || st[STEP_N_READS])
                 return false;
@@ -890,6 +895,11 @@ static bool keeps_chars(mask_sim *c, uint32_t low)
                 return false;
             form[n] = f, state[n] = next, todo[n_todo++] = n++;
         }
+    }
+    for (uint32_t i = 1; i < n && c->st == GCG_OK; i++) { /* form[0] is the loop itself */
+        uint32_t *mark = &c->form_char.v[form[i]];
+        if (*mark == NONE || *mark >> 9 == loop)
+            *mark = loop << 9 | (*mark == NONE ? 0 : *mark & 0x1ffu) | 1u << state[i];
     }
     return c->st == GCG_OK;
 }
@@ -920,7 +930,7 @@ static const uint64_t *loop_bytes(mask_sim *c, uint32_t low)
         if (keeps[cls])
             bytes[b >> 6] |= 1ull << (b & 63);
     }
-    if (c->st == GCG_OK && (bytes[0] | bytes[1]) && keeps_chars(c, low))
+    if (c->st == GCG_OK && (bytes[0] | bytes[1]) && keeps_chars(c, low, c->n_loops))
         bytes[4] = LOOP_CHARS;
     if (c->st != GCG_OK)
         return NULL;
@@ -950,6 +960,19 @@ static bool loop_holds(const mask_sim *c, const uint64_t *keep, uint32_t n)
         return true;
     return (keep[4] & LOOP_CHARS) && (c->trie->utf8[n] & both) == both &&
            gcg_trie_below_ascii_within(c->trie, n, keep);
+}
+
+/* Whether the subtree below trie node n, entered in the lowest form `low`,
+ * is taken whole because it lies inside a character of a loop that keeps
+ * every character (keeps_chars): n's decoder state is one `low` was met in,
+ * everything below stays well-formed, and its ASCII bytes (after the
+ * character ends) are the loop's. */
+static bool char_holds(const mask_sim *c, uint32_t low, uint32_t n)
+{
+    uint32_t mark = c->form_char.v[low], u = c->trie->utf8[n];
+    if (mark == NONE || !(u & TRIE_UTF8_BELOW_OK) || !((mark >> TRIE_UTF8_STATE(u)) & 1))
+        return false;
+    return gcg_trie_below_ascii_within(c->trie, n, c->loops + LOOP_WORDS * (size_t)(mark >> 9));
 }
 
 /* ---- general walks --------------------------------------------------------
@@ -1098,7 +1121,7 @@ static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *t
     if (c->share && c->trie->end[child] != child + 1) {
         low = step_lowest(c, st);
         const uint64_t *keep = reads || low == NONE ? NULL : loop_of(c, low, low == from->low);
-        if (keep && loop_holds(c, keep, child)) {
+        if ((keep && loop_holds(c, keep, child)) || (!reads && low != NONE && char_holds(c, low, child))) {
             accept_range(c, child, c->trie->end[child]);
             return false;
         }
@@ -1248,7 +1271,7 @@ void gcg_mask_sim_free(mask_sim *c)
                  &c->sset_start, &c->sset_len, &c->sset_data, &c->steps, &c->step_reads, &c->ids,
                  &c->lset_start, &c->lset_len, &c->lset_data, &c->reads, &c->acc_log, &c->memo,
                  &c->memo_data, &c->pos, &c->merged, &c->form_set, &c->form_ref, &c->form_low, &c->form_drop,
-                 &c->form_loop, &c->form_gen, &c->form_dead, &c->dead};
+                 &c->form_loop, &c->form_gen, &c->form_dead, &c->form_char, &c->dead};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     map64 *ms[] = {&c->consensus, &c->stack_ids, &c->sset_ids, &c->lset_ids, &c->lset_down,

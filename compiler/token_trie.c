@@ -234,7 +234,8 @@ static gcg_status utf8_marks(token_trie *t)
         bool ok = st[n] != GCG_U8_BAD;
         for (uint32_t ch = n + 1; ch < t->end[n] && ok; ch = t->end[ch])
             ok = t->utf8[ch] & TRIE_UTF8_BELOW_OK;
-        t->utf8[n] = (uint8_t)((st[n] == GCG_U8_START ? TRIE_UTF8_BOUNDARY : 0) | (ok ? TRIE_UTF8_BELOW_OK : 0));
+        t->utf8[n] = (uint8_t)((st[n] == GCG_U8_START ? TRIE_UTF8_BOUNDARY : 0) | (ok ? TRIE_UTF8_BELOW_OK : 0) |
+                               st[n] << 4);
     }
     free(st);
     return GCG_OK;

@@ -44,10 +44,12 @@ typedef struct token_trie {
 
 /* utf8[n]: the path to n is well-formed UTF-8 ending at a character
  * boundary; every path below n goes on as well-formed UTF-8 (a token may
- * stop inside a character). A walk from a loop that keeps every
+ * stop inside a character); in the high four bits, the state of a UTF-8
+ * decoder after the path (GCG_U8_*). A walk from a loop that keeps every
  * character takes such a subtree whole (mask_sim.c). */
 #define TRIE_UTF8_BOUNDARY 1u
 #define TRIE_UTF8_BELOW_OK 2u
+#define TRIE_UTF8_STATE(u) ((u) >> 4) /* the decoder's state at the node */
 
 /* A UTF-8 decoder's states (RFC 3629's table of well-formed sequences):
  * at a boundary, waiting for 1-3 more continuation bytes (80-BF), waiting
