@@ -191,7 +191,6 @@ static int cmp_triple(const void *x, const void *y)
     return 0;
 }
 
-
 /* What the sharing tests read of a new automaton state, kept with it so
  * that they do not scan its configurations at each use. */
 static bool d_summarize(ctx *c, const uint32_t *cfgs, uint32_t n)

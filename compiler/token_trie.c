@@ -309,8 +309,10 @@ gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *
         st = long_positions(t);
     if (st == GCG_OK)
         st = below_bytes(t);
-    if (st == GCG_OK)
-        st = label ? (t->utf8 = calloc((size_t)t->n_nodes + 1, 1)) ? GCG_OK : GCG_ERR_NOMEM : utf8_marks(t);
+    if (st == GCG_OK && label) /* class labels are not bytes: no character marks */
+        st = (t->utf8 = calloc((size_t)t->n_nodes + 1, 1)) ? GCG_OK : GCG_ERR_NOMEM;
+    else if (st == GCG_OK)
+        st = utf8_marks(t);
     if (st != GCG_OK)
         gcg_trie_free(t);
     return st;

@@ -91,12 +91,6 @@ void gcg_map64_free(map64 *m)
     *m = (map64){0};
 }
 
-int gcg_cmp_u32(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return a < b ? -1 : a > b;
-}
-
 static inline int rec_cmp(const uint32_t *a, const uint32_t *b, uint32_t words)
 {
     for (uint32_t i = 0; i < words; i++)

@@ -44,7 +44,4 @@ void gcg_map64_free(map64 *m);
  * false on out of memory. */
 bool gcg_sort_records(uint32_t *v, uint32_t n, uint32_t words, vec *tmp);
 
-/* qsort comparison of uint32 values. */
-int gcg_cmp_u32(const void *x, const void *y);
-
 #endif /* GCG_VECMAP_H */
