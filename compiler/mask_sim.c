@@ -5,6 +5,7 @@
 
 #include "../runtime/artifact_format.h"
 #include "mask_sim.h"
+#include "utf8_ranges.h"
 
 #define NONE UINT32_MAX
 #define DEAD (UINT32_MAX - 1)   /* consensus: no state below can take the goto */

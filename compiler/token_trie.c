@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "token_trie.h"
+#include "utf8_ranges.h"
 
 /* Insertion trie: children found through a hash table keyed by
  * (parent, label), listed unsorted; flatten() sorts each node's children. */
@@ -176,43 +177,6 @@ static gcg_status below_bytes(token_trie *t)
     if (fit)
         t->below_sets = fit;
     return GCG_OK;
-}
-
-uint8_t gcg_utf8_next(uint8_t st, uint8_t b)
-{
-    bool cont = b >= 0x80 && b <= 0xBF;
-    switch (st) {
-    case GCG_U8_START:
-        if (b < 0x80)
-            return GCG_U8_START;
-        if (b >= 0xC2 && b <= 0xDF)
-            return GCG_U8_NEED1;
-        if (b == 0xE0)
-            return GCG_U8_E0;
-        if (b == 0xED)
-            return GCG_U8_ED;
-        if (b >= 0xE1 && b <= 0xEF)
-            return GCG_U8_NEED2;
-        if (b == 0xF0)
-            return GCG_U8_F0;
-        if (b == 0xF4)
-            return GCG_U8_F4;
-        return b >= 0xF1 && b <= 0xF3 ? GCG_U8_NEED3 : GCG_U8_BAD;
-    case GCG_U8_NEED1:
-    case GCG_U8_NEED2:
-    case GCG_U8_NEED3:
-        return cont ? (uint8_t)(st - 1) : GCG_U8_BAD;
-    case GCG_U8_E0:
-        return b >= 0xA0 && b <= 0xBF ? GCG_U8_NEED1 : GCG_U8_BAD;
-    case GCG_U8_ED:
-        return b >= 0x80 && b <= 0x9F ? GCG_U8_NEED1 : GCG_U8_BAD;
-    case GCG_U8_F0:
-        return b >= 0x90 && b <= 0xBF ? GCG_U8_NEED2 : GCG_U8_BAD;
-    case GCG_U8_F4:
-        return b >= 0x80 && b <= 0x8F ? GCG_U8_NEED2 : GCG_U8_BAD;
-    default:
-        return GCG_U8_BAD;
-    }
 }
 
 /* utf8[n] (token_trie.h): the decoder's state at each node (parents come

@@ -45,21 +45,11 @@ typedef struct token_trie {
 /* utf8[n]: the path to n is well-formed UTF-8 ending at a character
  * boundary; every path below n goes on as well-formed UTF-8 (a token may
  * stop inside a character); in the high four bits, the state of a UTF-8
- * decoder after the path (GCG_U8_*). A walk from a loop that keeps every
+ * decoder after the path (GCG_U8_*, utf8_ranges.h). A walk from a loop that keeps every
  * character takes such a subtree whole (mask_sim.c). */
 #define TRIE_UTF8_BOUNDARY 1u
 #define TRIE_UTF8_BELOW_OK 2u
 #define TRIE_UTF8_STATE(u) ((u) >> 4) /* the decoder's state at the node */
-
-/* A UTF-8 decoder's states (RFC 3629's table of well-formed sequences):
- * at a boundary, waiting for 1-3 more continuation bytes (80-BF), waiting
- * for the restricted second byte after E0 (A0-BF), ED (80-9F), F0 (90-BF)
- * or F4 (80-8F), or failed (for good). */
-enum { GCG_U8_START, GCG_U8_NEED1, GCG_U8_NEED2, GCG_U8_NEED3, GCG_U8_E0, GCG_U8_ED, GCG_U8_F0, GCG_U8_F4,
-       GCG_U8_BAD };
-
-/* The decoder's state after byte b in state st. */
-uint8_t gcg_utf8_next(uint8_t st, uint8_t b);
 
 /* Whether every byte on the edges below node n is in the 256-bit set
  * `bytes` (bit b of word b / 64). */

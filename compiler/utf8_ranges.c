@@ -247,34 +247,66 @@ int gcg_utf8_encode(uint32_t cp, uint8_t out[4])
 
 /* Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing above
  * U+10FFFF. */
+uint8_t gcg_utf8_next(uint8_t st, uint8_t b)
+{
+    bool cont = b >= 0x80 && b <= 0xBF;
+    switch (st) {
+    case GCG_U8_START:
+        if (b < 0x80)
+            return GCG_U8_START;
+        if (b >= 0xC2 && b <= 0xDF)
+            return GCG_U8_NEED1;
+        if (b == 0xE0)
+            return GCG_U8_E0;
+        if (b == 0xED)
+            return GCG_U8_ED;
+        if (b >= 0xE1 && b <= 0xEF)
+            return GCG_U8_NEED2;
+        if (b == 0xF0)
+            return GCG_U8_F0;
+        if (b == 0xF4)
+            return GCG_U8_F4;
+        return b >= 0xF1 && b <= 0xF3 ? GCG_U8_NEED3 : GCG_U8_BAD;
+    case GCG_U8_NEED1:
+    case GCG_U8_NEED2:
+    case GCG_U8_NEED3:
+        return cont ? (uint8_t)(st - 1) : GCG_U8_BAD;
+    case GCG_U8_E0:
+        return b >= 0xA0 && b <= 0xBF ? GCG_U8_NEED1 : GCG_U8_BAD;
+    case GCG_U8_ED:
+        return b >= 0x80 && b <= 0x9F ? GCG_U8_NEED1 : GCG_U8_BAD;
+    case GCG_U8_F0:
+        return b >= 0x90 && b <= 0xBF ? GCG_U8_NEED2 : GCG_U8_BAD;
+    case GCG_U8_F4:
+        return b >= 0x80 && b <= 0x8F ? GCG_U8_NEED2 : GCG_U8_BAD;
+    default:
+        return GCG_U8_BAD;
+    }
+}
+
+/* The value bits of a lead byte the decoder accepted: 0xxxxxxx, 110xxxxx,
+ * 1110xxxx or 11110xxx. */
+static uint32_t lead_bits(uint8_t b)
+{
+    return b < 0x80 ? b : b < 0xE0 ? b & 0x1Fu : b < 0xF0 ? b & 0x0Fu : b & 0x07u;
+}
+
+/* The decoder's table decides well-formedness (overlong forms, surrogates
+ * and values past U+10FFFF never reach a boundary), so the value is only
+ * assembled. */
 int gcg_utf8_decode(const uint8_t *s, size_t n, uint32_t *cp)
 {
-    if (n == 0)
-        return 0;
-    uint8_t b = s[0];
-    int len;
-    uint32_t v, min;
-    if (b < 0x80) {
-        *cp = b;
-        return 1;
-    }
-    if (b >= 0xC2 && b <= 0xDF)
-        len = 2, v = b & 0x1Fu, min = 0x80;
-    else if (b >= 0xE0 && b <= 0xEF)
-        len = 3, v = b & 0x0Fu, min = 0x800;
-    else if (b >= 0xF0 && b <= 0xF4)
-        len = 4, v = b & 0x07u, min = 0x10000;
-    else
-        return 0;
-    if ((size_t)len > n)
-        return 0;
-    for (int k = 1; k < len; k++) {
-        if ((s[k] & 0xC0) != 0x80)
+    uint8_t st = GCG_U8_START;
+    uint32_t v = 0;
+    for (size_t k = 0; k < n && k < 4; k++) {
+        st = gcg_utf8_next(st, s[k]);
+        if (st == GCG_U8_BAD)
             return 0;
-        v = (v << 6) | (s[k] & 0x3Fu);
+        v = k ? v << 6 | (s[k] & 0x3Fu) : lead_bits(s[0]);
+        if (st == GCG_U8_START) {
+            *cp = v;
+            return (int)k + 1;
+        }
     }
-    if (v < min || v > GBNF_MAX_CODEPOINT || (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    *cp = v;
-    return len;
+    return 0; /* cut off */
 }

@@ -32,6 +32,16 @@ uint32_t gcg_utf8_split(const gbnf_range *ranges, uint32_t n, utf8_seq **out);
  * Surrogates are encoded as their 3-byte form (literals keep what was written). */
 int gcg_utf8_encode(uint32_t cp, uint8_t out[4]);
 
+/* A UTF-8 decoder's states, one byte at a time (RFC 3629's table of
+ * well-formed sequences): at a boundary, waiting for 1-3 more continuation
+ * bytes (80-BF), waiting for the restricted second byte after E0 (A0-BF),
+ * ED (80-9F), F0 (90-BF) or F4 (80-8F), or failed (for good). */
+enum { GCG_U8_START, GCG_U8_NEED1, GCG_U8_NEED2, GCG_U8_NEED3, GCG_U8_E0, GCG_U8_ED, GCG_U8_F0, GCG_U8_F4,
+       GCG_U8_BAD };
+
+/* The decoder's state after byte b in state st. */
+uint8_t gcg_utf8_next(uint8_t st, uint8_t b);
+
 /* Decodes the code point that starts s[0..n) into *cp: its length in bytes
  * (1..4), or 0 when the bytes there are not UTF-8 (a bad or cut-off
  * sequence, an overlong form, a surrogate, a value past U+10FFFF). */
