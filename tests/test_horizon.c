@@ -133,19 +133,25 @@ static void walks_match_brute_force(const uint8_t *bytes, size_t size, const cha
     gcg_artifact_free(art);
 }
 
-/* Compiles src with shared walks and without: the artifacts must be equal
- * and the shared one's masks equal brute force. */
-static void same_either_way(const char *src, gcg_compile_stats *with, gcg_compile_stats *without)
+/* Compiles src over v with shared walks and without: the artifacts must be
+ * equal and the shared one's masks equal brute force. */
+static void same_over(const char *src, const gcg_vocab *v, gcg_compile_stats *with, gcg_compile_stats *without)
 {
-    gcg_vocab v;
-    vocab_make(&v);
     size_t n_shared = 0, n_plain = 0;
-    uint8_t *a = compile(src, &v, false, &n_shared, with);
-    uint8_t *b = compile(src, &v, true, &n_plain, without);
+    uint8_t *a = compile(src, v, false, &n_shared, with);
+    uint8_t *b = compile(src, v, true, &n_plain, without);
     ck_assert_uint_eq(n_shared, n_plain);
     ck_assert_msg(memcmp(a, b, n_plain) == 0, "the artifacts differ for %s", src);
     walks_match_brute_force(a, n_shared, src);
     free(a), free(b);
+}
+
+/* same_over, on the vocabulary of the chain grammars. */
+static void same_either_way(const char *src, gcg_compile_stats *with, gcg_compile_stats *without)
+{
+    gcg_vocab v;
+    vocab_make(&v);
+    same_over(src, &v, with, without);
     gcg_vocab_free(&v);
 }
 
@@ -282,16 +288,10 @@ START_TEST(string_body_shared_across_places)
     gcg_vocab v;
     vocab_quoted(&v);
     const char *src = "root ::= \"a\" s \"a\" | \"b\" s s | \"cc\" s \"b\"\ns ::= \"\\\"\" [a-d]* \"\\\"\"\n";
-    size_t n_general = 0, n_plain = 0;
     gcg_compile_stats general, plain;
-    uint8_t *a = compile(src, &v, false, &n_general, &general);
-    uint8_t *b = compile(src, &v, true, &n_plain, &plain);
-    ck_assert_uint_eq(n_general, n_plain);
-    ck_assert(memcmp(a, b, n_plain) == 0);
-    walks_match_brute_force(a, n_general, src);
+    same_over(src, &v, &general, &plain);
     ck_assert_uint_eq(general.trie_visits, 4123);
     ck_assert_uint_eq(plain.trie_visits, 5819);
-    free(a), free(b);
     gcg_vocab_free(&v);
 }
 END_TEST
@@ -351,17 +351,10 @@ START_TEST(utf8_subtrees_taken_whole)
 {
     gcg_vocab v;
     vocab_utf8(&v);
-    const char *src = utf8_cases[_i].src;
-    size_t n_shared = 0, n_plain = 0;
     gcg_compile_stats shared, plain;
-    uint8_t *a = compile(src, &v, false, &n_shared, &shared);
-    uint8_t *b = compile(src, &v, true, &n_plain, &plain);
-    ck_assert_uint_eq(n_shared, n_plain);
-    ck_assert(memcmp(a, b, n_plain) == 0);
-    walks_match_brute_force(a, n_shared, src);
+    same_over(utf8_cases[_i].src, &v, &shared, &plain);
     ck_assert_uint_eq(plain.trie_visits, utf8_cases[_i].plain);
     ck_assert_uint_eq(shared.trie_visits, utf8_cases[_i].visits);
-    free(a), free(b);
     gcg_vocab_free(&v);
 }
 END_TEST
