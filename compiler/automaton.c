@@ -31,7 +31,6 @@ typedef struct ctx {
     vec short_pos, scratch;          /* token intervals being merged            */
     vec sort_tmp;                    /* scratch of gcg_sort_records             */
     uint32_t *bits;                  /* words + 1 words, zero between sets      */
-    uint32_t *all;                   /* the trie's tokens as a bitmap (or NULL) */
     map64 set_ids;                   /* token sets, by their positions' hash    */
     vec set_pos_start, set_pos_len, set_pos; /* each set's positions           */
     vec d_start, d_len, d_data;      /* automaton states: sorted config triples */
@@ -57,26 +56,19 @@ static bool fail(ctx *c, gcg_status st)
 #define SORT_MAX 96 /* sparse sets up to this size are sorted, not scanned */
 
 /* The bitmap of a set holding most of the trie's tokens, into data: every
- * token's bit, less those of the positions outside pos (the few tokens a
- * string body rejects, say) instead of setting the 100k it accepts. */
-static bool set_fill_complement(ctx *c, const uint32_t *pos, uint32_t n_pos, uint32_t *data)
+ * token's bit (the trie's bitmap), less those of the positions outside pos
+ * (the few tokens a string body rejects, say) instead of setting the 100k
+ * it accepts. */
+static void set_fill_complement(ctx *c, const uint32_t *pos, uint32_t n_pos, uint32_t *data)
 {
     const token_trie *tr = c->trie;
-    uint32_t words = c->out->words;
-    if (!c->all) {
-        if (!(c->all = calloc((size_t)words + 1, sizeof *c->all)))
-            return fail(c, GCG_ERR_NOMEM);
-        for (uint32_t k = 0; k < tr->n_tokens; k++)
-            c->all[tr->tokens[k] >> 5] |= 1u << (tr->tokens[k] & 31);
-    }
-    memcpy(data, c->all, (size_t)words * sizeof *data);
+    memcpy(data, tr->token_bits, (size_t)c->out->words * sizeof *data);
     for (uint32_t i = 0, from = 0; i <= n_pos; i += 2) {
         uint32_t to = i < n_pos ? pos[i] : tr->n_tokens;
         for (uint32_t k = from; k < to; k++)
             data[tr->tokens[k] >> 5] &= ~(1u << (tr->tokens[k] & 31));
         from = i < n_pos ? pos[i + 1] : to;
     }
-    return true;
 }
 
 /* A new token set from token positions (intervals), in the form it is
@@ -106,10 +98,7 @@ static uint32_t set_add(ctx *c, const uint32_t *pos, uint32_t n_pos)
         return fail(c, GCG_ERR_NOMEM), NONE;
     }
     if (!sparse && 2 * (uint64_t)n > tr->n_tokens) {
-        if (!set_fill_complement(c, pos, n_pos, data)) {
-            free(data);
-            return NONE;
-        }
+        set_fill_complement(c, pos, n_pos, data);
         a->sets[a->n_sets] = data;
         return a->n_sets++;
     }
@@ -601,7 +590,7 @@ static void ctx_free(ctx *c)
 {
     gcg_mask_sim_free(&c->sim);
     gcg_horizon_free(&c->hz);
-    free(c->path), free(c->reaches), free(c->bits), free(c->all);
+    free(c->path), free(c->reaches), free(c->bits);
     vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->d_moving,
                  &c->d_reads_start, &c->d_reads_len, &c->d_reads,
                  &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch, &c->sort_tmp};

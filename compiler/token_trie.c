@@ -266,6 +266,10 @@ gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *
     }
     if (st == GCG_OK)
         st = flatten(&it, v, t);
+    if (st == GCG_OK && !(t->token_bits = calloc(((size_t)v->n_tokens + 31) / 32 + 1, sizeof *t->token_bits)))
+        st = GCG_ERR_NOMEM;
+    for (uint32_t k = 0; st == GCG_OK && k < t->n_tokens; k++)
+        t->token_bits[t->tokens[k] >> 5] |= 1u << (t->tokens[k] & 31);
     free(it.n), free(it.tok_next), free(it.keys), free(it.vals);
     if (st == GCG_OK)
         st = heights(t);
@@ -284,7 +288,7 @@ gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *
 
 void gcg_trie_free(token_trie *t)
 {
-    free(t->byte), free(t->depth), free(t->end), free(t->tok_start), free(t->tokens);
+    free(t->byte), free(t->depth), free(t->end), free(t->tok_start), free(t->tokens), free(t->token_bits);
     free(t->height), free(t->long_first), free(t->long_pos), free(t->below), free(t->below_sets), free(t->utf8);
     memset(t, 0, sizeof *t);
 }

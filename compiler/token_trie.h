@@ -27,6 +27,8 @@ typedef struct token_trie {
                               tokens[tok_start[n] .. tok_start[n+1])           */
     uint32_t *tokens;      /* token ids in preorder of their end node          */
     uint32_t n_tokens;
+    uint32_t *token_bits;  /* the same ids as a bitmap over the vocabulary's
+                              (n_tokens of it + 31) / 32 words                 */
     /* Indexes for the mask simulation's shared walks (horizon.h), made with
      * the trie so that a prepared vocabulary makes them once: */
     uint32_t *height;      /* n_nodes: the depth of the deepest node below n   */
