@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "artifact_format.h"
 #include "certificate.h"
 #include "scc.h"
@@ -166,6 +168,33 @@ typedef struct fb_config {
 
 typedef enum { FB_OK, FB_EXTEND, FB_GIVE_UP } fb_result;
 
+#define FB_NODE_SLOTS 4096 /* hash slots for a configuration's nodes (> 2 * FB_MERGE_ENTRIES) */
+
+/* A node of a configuration: its successor, and whether all its
+ * occurrences stand on that one. */
+typedef struct fb_node {
+    fb_entry v, succ;
+    uint32_t single;
+} fb_node;
+
+/* The nodes of one configuration, in the order the stacks list them, and
+ * the earlier levels' nodes by (state, successor); slots are valid where
+ * their generation is the table's. */
+typedef struct fb_nodes {
+    fb_node node[FB_MERGE_ENTRIES];
+    uint32_t n, gen;
+    uint32_t slot[FB_NODE_SLOTS], gen_of[FB_NODE_SLOTS];
+    uint32_t tslot[FB_NODE_SLOTS], tgen_of[FB_NODE_SLOTS];
+} fb_nodes;
+
+#define FB_LEVEL_SLOTS 32768 /* > 2 * FB_STACKS * FB_OWN: hash slots for levels */
+
+/* Levels met in one configuration: key -> rank where gen_of is gen. */
+typedef struct fb_levels {
+    uint32_t key[FB_LEVEL_SLOTS], rank[FB_LEVEL_SLOTS], gen_of[FB_LEVEL_SLOTS], gen;
+    uint32_t distinct[FB_STACKS * FB_OWN];
+} fb_levels;
+
 typedef struct fork_bound {
     const lr_tables *lr;
     uint32_t *pred_start, *pred; /* states with a transition into each state */
@@ -179,6 +208,8 @@ typedef struct fork_bound {
     uint32_t work_slot[2 * FB_WORK], work_gen[2 * FB_WORK], gen; /* hash set over
                                     work_stacks, valid where work_gen == gen */
     fb_config scratch, sorted;
+    fb_nodes nodes;                   /* merging's tables                    */
+    fb_levels levels;                 /* normalizing's                       */
     uint32_t *consulted, n_consulted; /* states whose action the exploration of
                                          one (configuration, terminal) read */
     uint32_t *seen, seen_gen;         /* per state: consulted in this one   */
@@ -266,11 +297,8 @@ static gcg_status fb_preds(fork_bound *f)
 
 static uint32_t fb_stack_hash(const fb_stack *s)
 {
-    uint64_t h = (1469598103934665603ull ^ s->d) * 1099511628211ull;
-    h = (h ^ s->n) * 1099511628211ull;
-    for (uint32_t i = 0; i < s->n; i++)
-        h = (h ^ ((uint64_t)s->e[i].state << 32 | s->e[i].level)) * 1099511628211ull;
-    return (uint32_t)(h ^ (h >> 29));
+    uint64_t h = XXH3_64bits_withSeed(s->e, s->n * sizeof *s->e, (uint64_t)s->d << 32 | s->n);
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 /* Adds s to the step's work list unless it is there (a hash set: a step
@@ -408,38 +436,6 @@ static bool fb_eq(fb_entry a, fb_entry b)
     return a.state == b.state && a.level == b.level;
 }
 
-/* Whether node v has exactly one successor over all stacks (*z). */
-static bool fb_single(const fb_config *c, fb_entry v, fb_entry *z)
-{
-    bool seen = false;
-    for (uint32_t i = 0; i < c->ns; i++)
-        for (uint32_t k = 0; k < c->s[i].n; k++) {
-            if (!fb_eq(c->s[i].e[k], v))
-                continue;
-            fb_entry b = fb_below(&c->s[i], k);
-            if (seen && !fb_eq(b, *z))
-                return false;
-            *z = b, seen = true;
-        }
-    return seen;
-}
-
-/* An earlier node with v's state and the single successor z, or none
- * (level UINT32_MAX). Nodes of the fork's own step are not candidates: one
- * of them may be the same node as an entry of the base, with its edges. */
-static fb_entry fb_target(const fb_config *c, fb_entry v, fb_entry z)
-{
-    for (uint32_t i = 0; i < c->ns; i++)
-        for (uint32_t k = 0; k < c->s[i].n; k++) {
-            fb_entry w = c->s[i].e[k], wz;
-            if (w.state != v.state || w.level == FB_RED || w.level == FB_SHIFT || (w.level & FB_FIRST))
-                continue;
-            if (fb_single(c, w, &wz) && fb_eq(wz, z))
-                return w;
-        }
-    return (fb_entry){0, UINT32_MAX};
-}
-
 /* Whether base entry i (not the deepest: its successor is known) may be
  * merged into: every base node has one edge (one stack at the fork), but
  * one the fork's own step made may share a node with a flagged entry. */
@@ -477,24 +473,107 @@ static void fb_rename(fb_config *c, fb_entry v, fb_entry w)
                 c->s[j].e[m].level = w.level;
 }
 
-/* One pass of merging over this step's nodes; whether one merged. */
-static bool fb_merge_pass(fb_config *c, const lr_tables *lr, bool first)
+/* ---- Merging: the runtime's node sharing ----------------------------------
+ *
+ * A pass of fb_merge_pass reads, for every node (state, level) of the
+ * configuration, whether all its occurrences stand on one successor; it
+ * merges the first node of this step (in the order the stacks list them)
+ * that has a single successor and an earlier twin: a base entry it may
+ * join, or the first node of an earlier level with its state and that same
+ * single successor. One scan fills a node table and an index of the
+ * earlier nodes by (state, successor), so a pass costs one look-up per
+ * entry, not a scan per node. */
+
+/* A slot for key (a, b, c) in a table of FB_NODE_SLOTS. */
+static uint32_t fb_slot_hash(uint32_t a, uint32_t b, uint32_t c)
 {
-    for (uint32_t i = 0; i < c->ns; i++)
-        for (uint32_t k = 0; k < c->s[i].n; k++) {
-            fb_entry v = c->s[i].e[k], z, w;
-            if ((v.level != FB_RED && v.level != FB_SHIFT) || !fb_single(c, v, &z))
-                continue;
-            if (z.level == UINT32_MAX && z.state > 0 && !first && c->base[z.state - 1] == v.state &&
-                fb_base_target(c, lr, z.state - 1)) {
-                fb_merge_into_base(c, v, z.state);
-                return true;
-            }
-            if ((w = fb_target(c, v, z)).level != UINT32_MAX) {
-                fb_rename(c, v, w);
-                return true;
-            }
+    uint64_t h = ((uint64_t)a * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)b * 0xC2B2AE3D27D4EB4Full) ^ c;
+    h ^= h >> 29;
+    return (uint32_t)(h * 0x94D049BB133111EBull >> 40) & (FB_NODE_SLOTS - 1);
+}
+
+/* Notes an occurrence of node v on successor z in the node table. */
+static void fb_node_note(fb_nodes *t, fb_entry v, fb_entry z)
+{
+    uint32_t h = fb_slot_hash(v.state, v.level, 0);
+    for (; t->gen_of[h] == t->gen; h = (h + 1) & (FB_NODE_SLOTS - 1))
+        if (fb_eq(t->node[t->slot[h]].v, v)) {
+            fb_node *n = &t->node[t->slot[h]];
+            n->single &= fb_eq(n->succ, z);
+            return;
         }
+    t->gen_of[h] = t->gen, t->slot[h] = t->n;
+    t->node[t->n++] = (fb_node){v, z, 1};
+}
+
+/* Indexes node i (an earlier level's, single successor) by (state, successor)
+ * unless an earlier node holds the key. */
+static void fb_index_add(fb_nodes *t, uint32_t i)
+{
+    const fb_node *n = &t->node[i];
+    uint32_t h = fb_slot_hash(n->v.state, n->succ.state, n->succ.level);
+    for (; t->tgen_of[h] == t->gen; h = (h + 1) & (FB_NODE_SLOTS - 1)) {
+        const fb_node *o = &t->node[t->tslot[h]];
+        if (o->v.state == n->v.state && fb_eq(o->succ, n->succ))
+            return;
+    }
+    t->tgen_of[h] = t->gen, t->tslot[h] = i;
+}
+
+/* The first earlier node with n's state and n's single successor, or NULL. */
+static const fb_node *fb_index_find(const fb_nodes *t, const fb_node *n)
+{
+    uint32_t h = fb_slot_hash(n->v.state, n->succ.state, n->succ.level);
+    for (; t->tgen_of[h] == t->gen; h = (h + 1) & (FB_NODE_SLOTS - 1)) {
+        const fb_node *o = &t->node[t->tslot[h]];
+        if (o->v.state == n->v.state && fb_eq(o->succ, n->succ))
+            return o;
+    }
+    return NULL;
+}
+
+static bool fb_this_step(uint32_t level)
+{
+    return level == FB_RED || level == FB_SHIFT;
+}
+
+/* Fills the node table and the index of c's nodes, in the stacks' order. */
+static void fb_nodes_fill(fb_nodes *t, const fb_config *c)
+{
+    if (++t->gen == 0) {
+        memset(t->gen_of, 0, sizeof t->gen_of), memset(t->tgen_of, 0, sizeof t->tgen_of);
+        t->gen = 1;
+    }
+    t->n = 0;
+    for (uint32_t i = 0; i < c->ns; i++)
+        for (uint32_t k = 0; k < c->s[i].n; k++)
+            fb_node_note(t, c->s[i].e[k], fb_below(&c->s[i], k));
+    for (uint32_t i = 0; i < t->n; i++) {
+        uint32_t level = t->node[i].v.level;
+        if (t->node[i].single && !fb_this_step(level) && !(level & FB_FIRST))
+            fb_index_add(t, i);
+    }
+}
+
+/* One pass of merging over this step's nodes; whether one merged. */
+static bool fb_merge_pass(fb_config *c, fb_nodes *t, const lr_tables *lr, bool first)
+{
+    fb_nodes_fill(t, c);
+    for (uint32_t i = 0; i < t->n; i++) {
+        const fb_node *n = &t->node[i], *w;
+        fb_entry v = n->v, z = n->succ;
+        if (!fb_this_step(v.level) || !n->single)
+            continue;
+        if (z.level == UINT32_MAX && z.state > 0 && !first && c->base[z.state - 1] == v.state &&
+            fb_base_target(c, lr, z.state - 1)) {
+            fb_merge_into_base(c, v, z.state);
+            return true;
+        }
+        if ((w = fb_index_find(t, n)) != NULL) {
+            fb_rename(c, v, w->v);
+            return true;
+        }
+    }
     return false;
 }
 
@@ -502,14 +581,14 @@ static bool fb_merge_pass(fb_config *c, const lr_tables *lr, bool first)
  * successor is replaced by an earlier node (not one of this step's) with
  * the same state and the same single successor, bottom up. The earlier
  * node may be an entry of the stacks or of the base. */
-static void fb_merge(fb_config *c, const lr_tables *lr, bool first)
+static void fb_merge(fb_config *c, fb_nodes *t, const lr_tables *lr, bool first)
 {
     uint32_t entries = 0;
     for (uint32_t i = 0; i < c->ns; i++)
         entries += c->s[i].n;
     if (entries > FB_MERGE_ENTRIES) /* merging less only overcounts */
         return;
-    while (fb_merge_pass(c, lr, first))
+    while (fb_merge_pass(c, t, lr, first))
         ;
 }
 
@@ -517,6 +596,15 @@ static int fb_cmp_u32(const void *x, const void *y)
 {
     uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
     return a < b ? -1 : a > b;
+}
+
+/* The slot of `level` in t: its own, or the empty one where it goes. */
+static uint32_t fb_level_slot(const fb_levels *t, uint32_t level)
+{
+    uint32_t h = (uint32_t)((level * 0x9E3779B97F4A7C15ull) >> 40) & (FB_LEVEL_SLOTS - 1);
+    while (t->gen_of[h] == t->gen && t->key[h] != level)
+        h = (h + 1) & (FB_LEVEL_SLOTS - 1);
+    return h;
 }
 
 static int fb_cmp_stack(const void *x, const void *y)
@@ -540,31 +628,44 @@ static int fb_cmp_stack_ptr(const void *x, const void *y)
     return fb_cmp_stack(*(const fb_stack *const *)x, *(const fb_stack *const *)y);
 }
 
+/* The rank of each distinct level among them all, by a hash set of the
+ * levels met: a configuration has thousands of entries but few levels. */
+static void fb_rank_levels(fb_levels *t, fb_config *c)
+{
+    if (++t->gen == 0) {
+        memset(t->gen_of, 0, sizeof t->gen_of);
+        t->gen = 1;
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->ns; i++)
+        for (uint32_t k = 0; k < c->s[i].n; k++) {
+            uint32_t h = fb_level_slot(t, c->s[i].e[k].level);
+            if (t->gen_of[h] != t->gen)
+                t->gen_of[h] = t->gen, t->key[h] = c->s[i].e[k].level, t->distinct[n++] = c->s[i].e[k].level;
+        }
+    qsort(t->distinct, n, sizeof *t->distinct, fb_cmp_u32);
+    for (uint32_t r = 0; r < n; r++)
+        t->rank[fb_level_slot(t, t->distinct[r])] = r;
+    for (uint32_t i = 0; i < c->ns; i++)
+        for (uint32_t k = 0; k < c->s[i].n; k++) {
+            uint32_t level = c->s[i].e[k].level;
+            c->s[i].e[k].level = t->rank[fb_level_slot(t, level)] | (level & FB_FIRST);
+        }
+}
+
 /* Canonical form: base entries no stack stands on dropped, levels renamed by
  * rank (only their equality matters to later steps; the fork step's flag
  * is kept), stacks sorted and equal ones dropped. */
-static void fb_normalize(fb_config *c, fb_config *tmp)
+static void fb_normalize(fb_config *c, fb_config *tmp, fb_levels *levels)
 {
-    uint32_t lo = UINT32_MAX, levels[FB_STACKS * FB_OWN], n_levels = 0;
+    uint32_t lo = UINT32_MAX;
     for (uint32_t i = 0; i < c->ns; i++)
         lo = c->s[i].d < lo ? c->s[i].d : lo;
     memmove(c->base, c->base + lo, (c->nb - lo) * sizeof *c->base);
     c->nb -= lo;
-    for (uint32_t i = 0; i < c->ns; i++) {
-        c->s[i].d -= lo;
-        for (uint32_t k = 0; k < c->s[i].n; k++)
-            levels[n_levels++] = c->s[i].e[k].level;
-    }
-    qsort(levels, n_levels, sizeof *levels, fb_cmp_u32);
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < n_levels; i++)
-        if (m == 0 || levels[m - 1] != levels[i])
-            levels[m++] = levels[i];
     for (uint32_t i = 0; i < c->ns; i++)
-        for (uint32_t k = 0; k < c->s[i].n; k++) {
-            uint32_t *hit = bsearch(&c->s[i].e[k].level, levels, m, sizeof *levels, fb_cmp_u32);
-            c->s[i].e[k].level = (uint32_t)(hit - levels) | (c->s[i].e[k].level & FB_FIRST);
-        }
+        c->s[i].d -= lo;
+    fb_rank_levels(levels, c);
     const fb_stack *ord[FB_STACKS]; /* sorted by pointer: a stack is 1 KB */
     for (uint32_t i = 0; i < c->ns; i++)
         ord[i] = &c->s[i];
@@ -621,9 +722,7 @@ static void fb_deserialize(const fork_bound *f, uint32_t at, fb_config *c)
 
 static uint32_t fb_hash(const uint32_t *k)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (uint32_t i = 0; i < k[0]; i++)
-        h = (h ^ k[i]) * 1099511628211ull;
+    uint64_t h = XXH3_64bits(k, k[0] * sizeof *k);
     return (uint32_t)(h ^ (h >> 32));
 }
 
@@ -696,8 +795,8 @@ static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool 
         for (uint32_t k = 0; k < out->s[i].n; k++)
             if (out->s[i].e[k].level == FB_RED && fb_maybe_base(out, f->lr, out->s[i].e[k].state))
                 out->s[i].e[k].level |= FB_FIRST;
-    fb_merge(out, f->lr, first);
-    fb_normalize(out, &f->sorted);
+    fb_merge(out, &f->nodes, f->lr, first);
+    fb_normalize(out, &f->sorted, &f->levels);
     if (out->ns < 2)
         return FB_OK;
     f->max_stacks = out->ns > f->max_stacks ? out->ns : f->max_stacks;
