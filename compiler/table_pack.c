@@ -4,7 +4,13 @@
  * slots. The search for a base tries at most MAX_SCAN free slots for the
  * row's first entry (found by a union-find over occupied runs, so filled
  * stretches cost nothing), after which the row goes past the last used
- * slot: packing stays linear in the number of entries. */
+ * slot: packing stays linear in the number of entries.
+ *
+ * Rows with the same columns (a counted repetition's states differ only in
+ * their targets) fail at the same bases, and slots only ever fill: a search
+ * resumes where the last one of its column pattern stopped, with the free
+ * slots it passed counted by a Fenwick tree over the occupancy, so a
+ * thousand such rows do not each rescan the table. */
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -19,7 +25,12 @@ typedef struct packer {
     uint32_t *next;          /* per slot: itself when free, else a slot
                                 further on towards the next free one       */
     uint64_t *occ;           /* per slot: one bit, set when occupied       */
+    uint32_t *fen;           /* Fenwick tree over occ's words: occupied slots */
     uint64_t cap, used;      /* slots allocated; past the last occupied one */
+    uint32_t *pat;           /* column patterns: open addressing, a row each */
+    uint64_t pat_cap;
+    uint64_t *resume;        /* per pattern's row: no base of the pattern fits
+                                with its first column on a slot below this  */
 } packer;
 
 static uint32_t row_len(const packer *p, uint32_t r)
@@ -64,6 +75,50 @@ static bool share_rows(const packer *p, uint32_t n_rows, uint32_t *rep)
     return true;
 }
 
+/* ---- occupied slots counted (Fenwick, "A new data structure for
+ * cumulative frequency tables", 1994), one leaf per word of occ --------- */
+
+static uint64_t fen_words(const packer *p)
+{
+    return p->cap / 64 + 2;
+}
+
+/* The tree over the words of occ as they are: linear, each node's sum
+ * handed to its parent. */
+static void fen_build(packer *p)
+{
+    uint64_t n = fen_words(p);
+    for (uint64_t i = 1; i <= n; i++)
+        p->fen[i] = (uint32_t)__builtin_popcountll(p->occ[i - 1]);
+    for (uint64_t i = 1; i <= n; i++) {
+        uint64_t up = i + (i & (0 - i));
+        if (up <= n)
+            p->fen[up] += p->fen[i];
+    }
+}
+
+static void fen_add(packer *p, uint64_t word)
+{
+    uint64_t n = fen_words(p);
+    for (uint64_t i = word + 1; i <= n; i += i & (0 - i))
+        p->fen[i]++;
+}
+
+/* Occupied slots below slot x. */
+static uint64_t occupied_below(const packer *p, uint64_t x)
+{
+    uint64_t w = x / 64, sum = 0;
+    for (uint64_t i = w; i > 0; i -= i & (0 - i))
+        sum += p->fen[i];
+    return sum + (x % 64 ? (uint64_t)__builtin_popcountll(p->occ[w] << (64 - x % 64)) : 0);
+}
+
+/* Free slots in [a, b), a <= b <= cap. */
+static uint64_t free_between(const packer *p, uint64_t a, uint64_t b)
+{
+    return (b - a) - (occupied_below(p, b) - occupied_below(p, a));
+}
+
 static bool reserve(packer *p, uint64_t need)
 {
     if (need <= p->cap)
@@ -84,11 +139,15 @@ static bool reserve(packer *p, uint64_t need)
         memset(oc + (p->cap ? p->cap / 64 + 2 : 0), 0, (c / 64 + 2 - (p->cap ? p->cap / 64 + 2 : 0)) * sizeof *oc);
         p->occ = oc;
     }
-    if (!s || !nx || !oc)
+    uint32_t *fen = realloc(p->fen, (c / 64 + 3) * sizeof *fen);
+    if (fen)
+        p->fen = fen;
+    if (!s || !nx || !oc || !fen)
         return false;
     for (uint64_t i = p->cap; i < c; i++)
         s[i] = (gcg_disp_slot){GCG_DISP_FREE, 0}, nx[i] = (uint32_t)i;
     p->cap = c;
+    fen_build(p);
     return true;
 }
 
@@ -116,22 +175,29 @@ static uint64_t free_from(packer *p, uint64_t s)
 /* The base of row r: the first that fits with its first column on one of
  * the next MAX_SCAN free slots below the used ones, else just past them.
  * Bases are tried 64 at a time: a bit per base, free where every column
- * lands on a free slot (one shifted word of the occupancy per column). */
-static uint64_t find_base(packer *p, uint32_t r)
+ * lands on a free slot (one shifted word of the occupancy per column).
+ * No base with its first column below *from fits (rows of r's columns
+ * found so); *from is left where the next such row may start. */
+static uint64_t find_base(packer *p, uint32_t r, uint64_t *from)
 {
-    uint32_t c0 = p->cols[p->start[r]], tries = 0;
-    for (uint64_t s = free_from(p, c0); s < p->used && tries < MAX_SCAN; s = free_from(p, s + 64)) {
+    uint32_t c0 = p->cols[p->start[r]];
+    uint64_t s = free_from(p, *from > c0 ? *from : c0), tries = s < p->used ? free_between(p, c0, s) : 0;
+    for (; s < p->used && tries < MAX_SCAN; s = free_from(p, s + 64)) {
         uint64_t base = s - c0, cand = ~occ_window(p, s), fit;
         if (p->used - s < 64)
             cand &= (1ull << (p->used - s)) - 1; /* first column below the used slots */
         fit = cand;
         for (uint32_t k = p->start[r] + 1; k < p->start[r + 1] && fit; k++)
             fit &= ~occ_window(p, base + p->cols[k]);
-        uint32_t before = fit ? (uint32_t)__builtin_popcountll(cand & ((1ull << __builtin_ctzll(fit)) - 1)) : 0;
-        if (fit && tries + before < MAX_SCAN)
-            return base + (uint64_t)__builtin_ctzll(fit);
-        tries += (uint32_t)__builtin_popcountll(cand);
+        if (fit) { /* the first base that fits: taken unless too many free slots lie before it */
+            uint64_t at = s + (uint64_t)__builtin_ctzll(fit);
+            bool near = tries + (uint64_t)__builtin_popcountll(cand & ((1ull << __builtin_ctzll(fit)) - 1)) < MAX_SCAN;
+            *from = near ? at + 1 : at;
+            return near ? at - c0 : (p->used > c0 ? p->used - c0 : 0);
+        }
+        tries += (uint64_t)__builtin_popcountll(cand);
     }
+    *from = s < p->used ? s : p->used;
     return p->used > c0 ? p->used - c0 : 0;
 }
 
@@ -144,10 +210,29 @@ static bool place(packer *p, uint32_t r, uint64_t base)
         p->slots[base + p->cols[k]] = (gcg_disp_slot){r, p->vals[k]};
         p->next[base + p->cols[k]] = (uint32_t)(base + p->cols[k] + 1);
         p->occ[(base + p->cols[k]) / 64] |= 1ull << ((base + p->cols[k]) % 64);
+        fen_add(p, (base + p->cols[k]) / 64);
     }
     if (base + last + 1 > p->used)
         p->used = base + last + 1;
     return true;
+}
+
+static bool same_cols(const packer *p, uint32_t a, uint32_t b)
+{
+    uint32_t n = row_len(p, a);
+    return n == row_len(p, b) && memcmp(p->cols + p->start[a], p->cols + p->start[b], (size_t)n * 4) == 0;
+}
+
+/* Where row r's search may start: the slot kept for the first row with its
+ * columns (r itself when it is the first, starting from 0). */
+static uint64_t *resume_of(packer *p, uint32_t r)
+{
+    uint64_t i = XXH3_64bits(p->cols + p->start[r], (size_t)row_len(p, r) * 4) & (p->pat_cap - 1);
+    while (p->pat[i] != UINT32_MAX && !same_cols(p, p->pat[i], r))
+        i = (i + 1) & (p->pat_cap - 1);
+    if (p->pat[i] == UINT32_MAX)
+        p->pat[i] = r, p->resume[r] = 0;
+    return &p->resume[p->pat[i]];
 }
 
 /* Distinct rows by descending length (ties by index, for a stable layout). */
@@ -160,8 +245,16 @@ static int by_len_desc(const void *a, const void *b)
 static gcg_status pack_rows(packer *p, uint32_t n_rows, const uint32_t *rep, uint64_t *base)
 {
     uint64_t *order = malloc(((size_t)n_rows + 1) * sizeof *order);
-    if (!order)
+    p->pat_cap = 16;
+    while (p->pat_cap < 2 * (uint64_t)n_rows)
+        p->pat_cap *= 2;
+    p->pat = malloc(p->pat_cap * sizeof *p->pat);
+    p->resume = malloc(((size_t)n_rows + 1) * sizeof *p->resume);
+    if (!order || !p->pat || !p->resume) {
+        free(order);
         return GCG_ERR_NOMEM;
+    }
+    memset(p->pat, 0xff, p->pat_cap * sizeof *p->pat);
     uint32_t n = 0;
     for (uint32_t r = 0; r < n_rows; r++)
         if (rep[r] == r)
@@ -170,7 +263,7 @@ static gcg_status pack_rows(packer *p, uint32_t n_rows, const uint32_t *rep, uin
     gcg_status st = GCG_OK;
     for (uint32_t i = 0; i < n && st == GCG_OK; i++) {
         uint32_t r = (uint32_t)order[i];
-        base[r] = row_len(p, r) ? find_base(p, r) : 0;
+        base[r] = row_len(p, r) ? find_base(p, r, resume_of(p, r)) : 0;
         if (row_len(p, r) && !place(p, r, base[r]))
             st = GCG_ERR_LIMIT;
     }
@@ -205,7 +298,7 @@ gcg_status gcg_disp_pack(uint32_t n_rows, uint32_t width, const uint32_t *start,
         free(out->rows);
         out->rows = NULL;
     }
-    free(p.slots), free(p.next), free(p.occ), free(rep), free(base);
+    free(p.slots), free(p.next), free(p.occ), free(p.fen), free(p.pat), free(p.resume), free(rep), free(base);
     return st;
 }
 

@@ -24,8 +24,11 @@ static uint64_t rng_next(uint64_t *s)
 }
 
 /* n_rows rows of `width` columns, each cell filled with probability
- * density/256; every fourth row repeats an earlier one. */
-static table make(uint32_t n_rows, uint32_t width, uint32_t density, uint64_t seed)
+ * density/256; every fourth row repeats an earlier one. With `patterns`,
+ * the first `patterns` rows are row 0's columns rotated (equal lengths, so
+ * their searches interleave), and later rows take the columns of one of
+ * those with values of their own (the states of a counted repetition). */
+static table make(uint32_t n_rows, uint32_t width, uint32_t density, uint32_t patterns, uint64_t seed)
 {
     table t = {n_rows, width, malloc((n_rows + 1) * sizeof(uint32_t)), malloc((size_t)n_rows * width * 4),
                malloc((size_t)n_rows * width * 4)};
@@ -36,6 +39,24 @@ static table make(uint32_t n_rows, uint32_t width, uint32_t density, uint64_t se
             uint32_t e = (uint32_t)(rng_next(&seed) % r);
             for (uint32_t k = t.start[e]; k < t.start[e + 1]; k++)
                 t.cols[n] = t.cols[k], t.vals[n++] = t.vals[k];
+            continue;
+        }
+        if (patterns && r > 0 && r < patterns) {
+            uint32_t m = t.start[1] - t.start[0];
+            for (uint32_t k = 0; k < m; k++) { /* insertion sort of the rotated columns */
+                uint32_t c = (t.cols[k] + r) % width, j = n + k;
+                for (; j > n && t.cols[j - 1] > c; j--)
+                    t.cols[j] = t.cols[j - 1];
+                t.cols[j] = c;
+            }
+            for (uint32_t k = 0; k < m; k++)
+                t.vals[n++] = (uint32_t)rng_next(&seed);
+            continue;
+        }
+        if (patterns && r >= patterns) {
+            uint32_t e = (uint32_t)(rng_next(&seed) % patterns);
+            for (uint32_t k = t.start[e]; k < t.start[e + 1]; k++)
+                t.cols[n] = t.cols[k], t.vals[n++] = (uint32_t)rng_next(&seed);
             continue;
         }
         for (uint32_t c = 0; c < width; c++)
@@ -103,9 +124,9 @@ static void reference_bases(const table *t, uint32_t *base)
     free(order), free(busy);
 }
 
-static void check_packing(uint32_t n_rows, uint32_t width, uint32_t density, uint64_t seed)
+static void check_packing(uint32_t n_rows, uint32_t width, uint32_t density, uint32_t patterns, uint64_t seed)
 {
-    table t = make(n_rows, width, density, seed);
+    table t = make(n_rows, width, density, patterns, seed);
     disp_table d;
     ck_assert_int_eq(gcg_disp_pack(n_rows, width, t.start, t.cols, t.vals, &d), GCG_OK);
     uint32_t *base = malloc(n_rows * 4);
@@ -135,8 +156,8 @@ static void check_packing(uint32_t n_rows, uint32_t width, uint32_t density, uin
 /* Sparse rows, as in action tables: most land in the holes of others. */
 START_TEST(sparse_rows_read_back)
 {
-    check_packing(600, 57, 12, 1);
-    check_packing(300, 160, 3, 2);
+    check_packing(600, 57, 12, 0, 1);
+    check_packing(300, 160, 3, 0, 2);
 }
 END_TEST
 
@@ -144,16 +165,27 @@ END_TEST
  * rows go past the used slots (the bases must still agree). */
 START_TEST(dense_rows_read_back)
 {
-    check_packing(3000, 200, 60, 3);
-    check_packing(50, 257, 200, 4);
+    check_packing(3000, 200, 60, 0, 3);
+    check_packing(50, 257, 200, 0, 4);
+}
+END_TEST
+
+/* Many rows on a few column patterns: each pattern's search resumes where
+ * its last one stopped (the bases must still agree). */
+START_TEST(patterned_rows_read_back)
+{
+    check_packing(4000, 60, 40, 3, 7);
+    check_packing(2000, 120, 12, 20, 8);
+    check_packing(1500, 257, 120, 5, 9);
+    check_packing(3000, 200, 170, 6, 10);
 }
 END_TEST
 
 /* Empty rows and one-entry rows. */
 START_TEST(tiny_rows_read_back)
 {
-    check_packing(200, 10, 0, 5);
-    check_packing(400, 300, 1, 6);
+    check_packing(200, 10, 0, 0, 5);
+    check_packing(400, 300, 1, 0, 6);
 }
 END_TEST
 
@@ -164,6 +196,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, sparse_rows_read_back);
     tcase_add_test(tc, dense_rows_read_back);
+    tcase_add_test(tc, patterned_rows_read_back);
     tcase_add_test(tc, tiny_rows_read_back);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
