@@ -252,7 +252,8 @@ size_t gcgc_vocab_memory(const gcgc_vocab *v)
         return 0;
     const gcg_vocab *x = &v->v;
     return sizeof *v + ((size_t)x->n_tokens + 1) * sizeof *x->offsets + x->offsets[x->n_tokens] +
-           x->n_tokens + (size_t)x->n_eos * sizeof *x->eos + v->sec.vocab_size + v->sec.trie_size;
+           x->n_tokens + (size_t)x->n_eos * sizeof *x->eos + v->sec.vocab_size + v->sec.trie_size +
+           gcg_trie_memory(&v->trie);
 }
 
 /* ---- compiling ----------------------------------------------------------- */

@@ -266,6 +266,7 @@ gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *
     }
     if (st == GCG_OK)
         st = flatten(&it, v, t);
+    t->n_vocab = v->n_tokens;
     if (st == GCG_OK && !(t->token_bits = calloc(((size_t)v->n_tokens + 31) / 32 + 1, sizeof *t->token_bits)))
         st = GCG_ERR_NOMEM;
     for (uint32_t k = 0; st == GCG_OK && k < t->n_tokens; k++)
@@ -284,6 +285,19 @@ gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *
     if (st != GCG_OK)
         gcg_trie_free(t);
     return st;
+}
+
+size_t gcg_trie_memory(const token_trie *t)
+{
+    if (!t->byte)
+        return 0;
+    size_t n = (size_t)t->n_nodes + 1;
+    return (n - 1) * (1 + 2 * sizeof *t->depth) + n * sizeof *t->tok_start +
+           ((size_t)t->n_vocab + 1) * sizeof *t->tokens +
+           (((size_t)t->n_vocab + 31) / 32 + 1) * sizeof *t->token_bits + n * sizeof *t->height +
+           ((size_t)t->max_depth + 2) * sizeof *t->long_first +
+           ((size_t)t->long_first[t->max_depth + 1] + 1) * sizeof *t->long_pos + n * sizeof *t->below +
+           ((size_t)t->n_below_sets + 1) * 4 * sizeof *t->below_sets + n * sizeof *t->utf8;
 }
 
 void gcg_trie_free(token_trie *t)

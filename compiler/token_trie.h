@@ -12,6 +12,7 @@
 #define GCG_TOKEN_TRIE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gcg.h"
@@ -27,8 +28,9 @@ typedef struct token_trie {
                               tokens[tok_start[n] .. tok_start[n+1])           */
     uint32_t *tokens;      /* token ids in preorder of their end node          */
     uint32_t n_tokens;
-    uint32_t *token_bits;  /* the same ids as a bitmap over the vocabulary's
-                              (n_tokens of it + 31) / 32 words                 */
+    uint32_t n_vocab;      /* the vocabulary's tokens, in and out of the trie */
+    uint32_t *token_bits;  /* the same ids as a bitmap over the vocabulary:
+                              (n_vocab + 31) / 32 words                        */
     /* Indexes for the mask simulation's shared walks (horizon.h), made with
      * the trie so that a prepared vocabulary makes them once: */
     uint32_t *height;      /* n_nodes: the depth of the deepest node below n   */
@@ -75,5 +77,7 @@ static inline bool gcg_trie_below_ascii_within(const token_trie *t, uint32_t n, 
  * apart, and the trie is about half the size). */
 gcg_status gcg_trie_build(const gcg_vocab *v, const uint8_t *label, token_trie *t);
 void gcg_trie_free(token_trie *t);
+/* Bytes the trie holds (its arrays, not the struct). */
+size_t gcg_trie_memory(const token_trie *t);
 
 #endif /* GCG_TOKEN_TRIE_H */
