@@ -28,21 +28,12 @@
 #include "gcg.h"
 #include "vocab.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define COUNTING 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define COUNTING 0
-#endif
-#endif
-#ifndef COUNTING
-#define COUNTING 1
-#endif
+#include "alloc_counting.h"
 
 static int counting;
 static unsigned long n_allocs;
 
-#if COUNTING
+#if ALLOC_COUNTING
 void *__libc_malloc(size_t n);
 void *__libc_calloc(size_t n, size_t size);
 void *__libc_realloc(void *p, size_t n);
@@ -143,7 +134,7 @@ START_TEST(test_counter_counts)
     void *p = alloc(16);
     counting = 0;
     free(p);
-    ck_assert_uint_eq(n_allocs, COUNTING ? 1 : 0);
+    ck_assert_uint_eq(n_allocs, ALLOC_COUNTING ? 1 : 0);
 }
 END_TEST
 

@@ -17,20 +17,11 @@
 #include "token_trie.h"
 #include "vocab.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define COUNTING 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define COUNTING 0
-#endif
-#endif
-#ifndef COUNTING
-#define COUNTING 1
-#endif
+#include "alloc_counting.h"
 
 static size_t live; /* requested bytes of the blocks allocated and not freed */
 
-#if COUNTING
+#if ALLOC_COUNTING
 void *__libc_malloc(size_t n);
 void __libc_free(void *p);
 
@@ -120,10 +111,10 @@ static void check_memory(const gcg_vocab *v, const uint8_t *label)
     ck_assert_int_eq(gcg_trie_build(v, label, &t), GCG_OK);
     size_t held = live - before, told = gcg_trie_memory(&t);
     ck_assert_uint_gt(told, t.n_nodes);
-    if (COUNTING)
+    if (ALLOC_COUNTING)
         ck_assert_uint_eq(told, held);
     gcg_trie_free(&t);
-    if (COUNTING)
+    if (ALLOC_COUNTING)
         ck_assert_uint_eq(live, before);
     ck_assert_uint_eq(gcg_trie_memory(&t), 0);
 }
