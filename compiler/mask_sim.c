@@ -855,6 +855,7 @@ static uint32_t step_lowest(mask_sim *c, const uint32_t *st)
 }
 
 #define CHAR_PAIRS 64 /* (form, decoder state) pairs a character check may visit */
+#define CHAR_STATES GCG_U8_BAD /* form_char: a bit per decoder state below the loop */
 
 /* Whether every well-formed non-ASCII character the vocabulary can spell
  * takes the lowest form `low` back to itself with nothing read, its partial
@@ -899,8 +900,8 @@ static bool keeps_chars(mask_sim *c, uint32_t low, uint32_t loop)
     }
     for (uint32_t i = 1; i < n && c->st == GCG_OK; i++) { /* form[0] is the loop itself */
         uint32_t *mark = &c->form_char.v[form[i]];
-        if (*mark == NONE || *mark >> 9 == loop)
-            *mark = loop << 9 | (*mark == NONE ? 0 : *mark & 0x1ffu) | 1u << state[i];
+        if (*mark == NONE || *mark >> CHAR_STATES == loop)
+            *mark = loop << CHAR_STATES | (*mark == NONE ? 0 : *mark & ((1u << CHAR_STATES) - 1)) | 1u << state[i];
     }
     return c->st == GCG_OK;
 }
@@ -973,7 +974,7 @@ static bool char_holds(const mask_sim *c, uint32_t low, uint32_t n)
     uint32_t mark = c->form_char.v[low], u = c->trie->utf8[n];
     if (mark == NONE || !(u & TRIE_UTF8_BELOW_OK) || !((mark >> TRIE_UTF8_STATE(u)) & 1))
         return false;
-    return gcg_trie_below_ascii_within(c->trie, n, c->loops + LOOP_WORDS * (size_t)(mark >> 9));
+    return gcg_trie_below_ascii_within(c->trie, n, c->loops + LOOP_WORDS * (size_t)(mark >> CHAR_STATES));
 }
 
 /* ---- general walks --------------------------------------------------------
@@ -1041,9 +1042,10 @@ static void resume_at(mask_sim *c, uint32_t node, uint32_t to, uint32_t ref, uin
  * resumed; the others stay. */
 static void resolve_reads(mask_sim *c, const frame *f)
 {
-    uint32_t n = c->cfgs.n - f->cfg_mark, *cf = n ? malloc((size_t)n * sizeof *cf) : NULL;
+    uint32_t n = c->cfgs.n - f->cfg_mark;
     if (n == 0)
         return;
+    uint32_t *cf = malloc((size_t)n * sizeof *cf);
     if (!cf)
         return (void)fail(c, GCG_ERR_NOMEM);
     memcpy(cf, c->cfgs.v + f->cfg_mark, (size_t)n * sizeof *cf);

@@ -90,8 +90,9 @@ typedef struct mask_sim {
     vec form_dead;                   /* ... their dead classes' offset in dead,
                                         NONE: not yet asked (see form_dead)    */
     vec form_char;                   /* ... inside a character of a loop that
-                                        keeps them all: loop << 9 | decoder
-                                        states (bits), else NONE            */
+                                        keeps them all: the loop, then a bit
+                                        per decoder state (mask_sim.c,
+                                        CHAR_STATES), else NONE               */
     vec dead;                        /* err_words bit words (as uint32 pairs)
                                         per form asked                         */
     map64 form_ids;
