@@ -130,6 +130,27 @@ static gcg_status check_tables(const gcg_tables *t, gcg_error *err)
     return GCG_OK;
 }
 
+/* GCG_SEC_COUNTS (optional): each entry a production of length 2, in
+ * ascending order, exiting to a nonterminal. */
+static gcg_status load_counts(gcg_artifact *a, gcg_error *err)
+{
+    gcg_tables *t = &a->t;
+    uint32_t c[4];
+    gcg_layout l;
+    const uint8_t *p;
+    t->counts = NULL, t->n_counts = 0;
+    if (packed(&a->c, GCG_SEC_COUNTS, false, c, &l, &p, err) != GCG_OK || !p)
+        return p ? GCG_ERR_FORMAT : GCG_OK;
+    const gcg_count_entry *e = (const gcg_count_entry *)(p + l.off[0]);
+    for (uint32_t i = 0; i < c[0]; i++)
+        if (e[i].prod >= t->n_prods || t->prods[e[i].prod].len != 2 || e[i].exit >= t->n_nts ||
+            e[i].max >= UINT32_MAX - 1 || e[i].reserved || (i && e[i].prod <= e[i - 1].prod))
+            return gcg_error_set(err, GCG_ERR_FORMAT, (uint64_t)(p - a->c.base), "counted repetition %u invalid",
+                                 i);
+    t->counts = e, t->n_counts = c[0];
+    return GCG_OK;
+}
+
 static gcg_status load_tables(gcg_artifact *a, gcg_error *err)
 {
     gcg_tables *t = &a->t;
@@ -149,6 +170,8 @@ static gcg_status load_tables(gcg_artifact *a, gcg_error *err)
         (t->multi = (const void *)section(a, GCG_SEC_MULTI, (uint64_t)t->n_multi * 4, true, &size, err)) == NULL ||
         load_disp(a, GCG_SEC_ACTION, t->n_terms, &t->act_rows, &t->act_slots, &t->n_act_slots, err) != GCG_OK ||
         load_disp(a, GCG_SEC_GOTO, t->n_nts, &t->go_rows, &t->go_slots, &t->n_go_slots, err) != GCG_OK)
+        return GCG_ERR_FORMAT;
+    if (load_counts(a, err) != GCG_OK)
         return GCG_ERR_FORMAT;
     t->symbols = (const char *)gcg_container_section(&a->c, GCG_SEC_SYMBOLS, &size);
     t->symbols_size = t->symbols && size < UINT32_MAX && size > 0 && t->symbols[size - 1] == 0
@@ -555,6 +578,6 @@ const char *gcg_section_name(uint32_t id)
     static const char *const names[] = {"unknown", "meta", "grammar", "byteclass", "productions",
                                         "action", "multi", "goto", "symbols", "vocab", "tokensets",
                                         "automaton", "roots", "certificate", "trie", "triggers",
-                                        "vocabref", "tokenrefs"};
+                                        "vocabref", "tokenrefs", "counts"};
     return id < sizeof names / sizeof *names ? names[id] : "unknown";
 }

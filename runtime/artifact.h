@@ -29,7 +29,24 @@ typedef struct gcg_tables {
     uint32_t n_act_slots, n_go_slots;
     const char *symbols;           /* n_nts NUL-terminated names, or NULL */
     uint32_t symbols_size;
+    const gcg_count_entry *counts; /* n_counts, by ascending prod (optional) */
+    uint32_t n_counts;
 } gcg_tables;
+
+/* The counted repetition of production p, or NULL: a binary search, and
+ * none at all for grammars without counters. */
+static inline const gcg_count_entry *gcg_tables_count(const gcg_tables *t, uint32_t p)
+{
+    uint32_t lo = 0, hi = t->n_counts;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->counts[mid].prod < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < t->n_counts && t->counts[lo].prod == p ? &t->counts[lo] : NULL;
+}
 
 /* The action cell of state s on terminal term (a class, or n_classes for end
  * of input). Every read of the tables goes through these two accessors, so

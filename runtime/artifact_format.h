@@ -35,8 +35,23 @@ enum gcg_section_id {
     GCG_SEC_TRIE = 14,       /* token trie over byte classes (brute-force mask)   */
     GCG_SEC_TRIGGERS = 15,   /* lazy grammar triggers (optional; see below)       */
     GCG_SEC_VOCAB_REF = 16,  /* which vocabulary: size and fingerprint (packed)   */
-    GCG_SEC_TOKEN_REFS = 17  /* token references of the grammar (optional)        */
+    GCG_SEC_TOKEN_REFS = 17, /* token references of the grammar (optional)        */
+    GCG_SEC_COUNTS = 18      /* counted repetitions (optional; see below)         */
 };
+
+/* GCG_SEC_COUNTS (optional; present iff the grammar has a repetition folded
+ * into a counter, compiler/count_fold.h): packed {n_counts, 0, 0, 0};
+ * gcg_count_entry[n_counts], by ascending prod. Production `prod` is C -> C x
+ * (length 2). Every stack node carries a count, zero unless made by such a
+ * reduction: reducing prod over C's node with count c < max pushes the goto
+ * on C with count c + 1; with c = max it pushes the goto on `exit` (count 0)
+ * instead. */
+typedef struct gcg_count_entry {
+    uint32_t prod;     /* the counted production C -> C x           */
+    uint32_t max;      /* the largest count a C node holds          */
+    uint32_t exit;     /* nonterminal whose goto follows count max  */
+    uint32_t reserved; /* zero                                      */
+} gcg_count_entry;
 
 /* GCG_SEC_TOKEN_REFS (optional; present iff the grammar has token references,
  * validated by token_ref_section.c, used by the matcher):
@@ -259,6 +274,9 @@ static inline bool gcg_section_layout(uint32_t id, const uint32_t c[4], gcg_layo
         gcg_layout_add(l, c[0], 4);               /* root_d   */
         return true;
     case GCG_SEC_VOCAB_REF:
+        return true;
+    case GCG_SEC_COUNTS:
+        gcg_layout_add(l, c[0], sizeof(gcg_count_entry));
         return true;
     default:
         return false;

@@ -47,7 +47,7 @@ void glr_free(glr *p)
     glr_merge_free(&p->merge);
     free(p->map_node), free(p->map_stamp), free(p->queue), free(p->active);
     free(p->made), free(p->shifts), free(p->layer), free(p->next), free(p->seen0), free(p->seen1), free(p->anc);
-    free(p->ekeys), free(p->egen), free(p->intra);
+    free(p->ekeys), free(p->egen), free(p->intra), free(p->extra);
     memset(p, 0, sizeof *p);
 }
 
@@ -56,7 +56,7 @@ size_t glr_size(const glr *p)
     return (size_t)gss_memory(&p->g) + 2 * (size_t)p->t->n_states * sizeof(uint32_t) +
            (size_t)p->cap_queue * sizeof *p->queue +
            ((size_t)p->cap_active + p->cap_made + p->cap_shifts + p->cap_layer + p->cap_next +
-            3 * (size_t)p->cap_seen + p->cap_intra) * sizeof(uint32_t) +
+            3 * (size_t)p->cap_seen + p->cap_intra + p->cap_extra) * sizeof(uint32_t) +
            (size_t)p->ecap * (sizeof *p->ekeys + sizeof *p->egen) + glr_merge_size(&p->merge);
 }
 
@@ -108,22 +108,57 @@ static bool actions(glr *p, uint32_t v, uint32_t term, uint32_t via_from, uint32
     return true;
 }
 
-/* A node made this step: held (+1) until the step ends. */
-static uint32_t make_node(glr *p, uint32_t state, gcg_status *st)
+/* A node made this step: held (+1) until the step ends. The level's first
+ * node of a state is map_node's; one with another count goes to extra. */
+static uint32_t make_node(glr *p, uint32_t state, uint32_t count, gcg_status *st)
 {
     uint32_t n = gss_new(&p->g, state);
     if (n == GSS_NONE) {
         *st = p->g.live >= p->g.max_nodes ? GCG_ERR_LIMIT : GCG_ERR_NOMEM;
         return GSS_NONE;
     }
-    if (!push_u32(&p->made, &p->n_made, &p->cap_made, n)) {
+    p->g.nodes[n].count = count;
+    bool mapped = p->map_stamp[state] == p->stamp;
+    if (!push_u32(&p->made, &p->n_made, &p->cap_made, n) ||
+        (mapped && !push_u32(&p->extra, &p->n_extra, &p->cap_extra, n))) {
+        if (p->n_made && p->made[p->n_made - 1] == n)
+            p->n_made--;
         gss_release(&p->g, n);
         *st = GCG_ERR_NOMEM;
         return GSS_NONE;
     }
-    p->map_node[state] = n;
-    p->map_stamp[state] = p->stamp;
+    if (!mapped) {
+        p->map_node[state] = n;
+        p->map_stamp[state] = p->stamp;
+    }
     return n;
+}
+
+/* The node of this level with state s and count c, or GSS_NONE. */
+static uint32_t level_node(const glr *p, uint32_t s, uint32_t c)
+{
+    if (p->map_stamp[s] != p->stamp)
+        return GSS_NONE;
+    if (p->g.nodes[p->map_node[s]].count == c)
+        return p->map_node[s];
+    for (uint32_t i = 0; i < p->n_extra; i++)
+        if (p->g.nodes[p->extra[i]].state == s && p->g.nodes[p->extra[i]].count == c)
+            return p->extra[i];
+    return GSS_NONE;
+}
+
+/* Whether node n was made by a reduction of this level. */
+static bool at_level(const glr *p, uint32_t n)
+{
+    uint32_t s = p->g.nodes[n].state;
+    if (p->map_stamp[s] != p->stamp)
+        return false;
+    if (p->map_node[s] == n)
+        return true;
+    for (uint32_t i = 0; i < p->n_extra; i++)
+        if (p->extra[i] == n)
+            return true;
+    return false;
 }
 
 static bool ensure_seen(glr *p);
@@ -170,8 +205,7 @@ static bool link_once(glr *p, uint32_t from, uint32_t to, bool *added)
             return true;
     if (!gss_link(&p->g, from, to))
         return false;
-    uint32_t ts = p->g.nodes[to].state; /* an edge inside this level? */
-    if (p->map_stamp[ts] == p->stamp && p->map_node[ts] == to &&
+    if (at_level(p, to) && /* an edge inside this level */
         (!push_u32(&p->intra, &p->n_intra, &p->cap_intra, from) ||
          !push_u32(&p->intra, &p->n_intra, &p->cap_intra, to)))
         return false;
@@ -211,36 +245,106 @@ static gcg_status redo_through(glr *p, uint32_t w, uint32_t u, uint32_t term, bo
     return GCG_OK;
 }
 
-/* Reduction by `prod` found a path ending at u: goto, then share or make the node. */
-static gcg_status reduce_to(glr *p, uint32_t u, uint32_t prod, uint32_t term, bool *accept)
+/* Whether a path to u through a node of state s with count c is covered by
+ * one this level has: a node of s and a count at most c on an edge to u (a
+ * lower count's list can only go on longer). A covered node whose only edge
+ * is to u takes the lower count instead: its count is read no earlier than
+ * the next level. */
+static bool covered(glr *p, uint32_t s, uint32_t c, uint32_t u)
 {
-    const gcg_tables *t = p->t;
+    gss *g = &p->g;
+    for (uint32_t i = 0; i <= p->n_extra; i++) {
+        uint32_t w = i == p->n_extra ? p->map_node[s] : p->extra[i];
+        if (g->nodes[w].state != s || !gss_linked(g, w, u))
+            continue;
+        if (g->nodes[w].count > c && g->edges[g->nodes[w].edge].next == GSS_NONE)
+            g->nodes[w].count = c;
+        if (g->nodes[w].count <= c)
+            return true;
+    }
+    return false;
+}
+
+/* The new node n (state s, count c) stands on u: the edges to u of this
+ * level's nodes of s with higher counts go, so one path is left where the
+ * fork model of the certificate counts one. The step's edge set keeps their
+ * keys: a later path to u with such a count is covered by n all the same. */
+static void drop_covered(glr *p, uint32_t s, uint32_t c, uint32_t u, uint32_t n)
+{
+    gss *g = &p->g;
+    for (uint32_t i = 0; i <= p->n_extra; i++) {
+        uint32_t w = i == p->n_extra ? p->map_node[s] : p->extra[i];
+        if (w == n || g->nodes[w].state != s || g->nodes[w].count <= c)
+            continue;
+        for (uint32_t e = g->nodes[w].edge, prev = GSS_NONE; e != GSS_NONE; prev = e, e = g->edges[e].next)
+            if (g->edges[e].to == u) {
+                gss_unlink(g, w, prev, e);
+                gss_release(g, u); /* n's edge holds u */
+                break;
+            }
+    }
+}
+
+/* A reduction found a path ending at u: goto on nt, then share or make the
+ * node of that state and count. */
+static gcg_status reduce_goto(glr *p, uint32_t u, uint32_t nt, uint32_t count, uint32_t term, bool *accept)
+{
     if (!spend(p, 1)) /* the edge it links */
         return GCG_ERR_LIMIT;
-    uint32_t s = gcg_tables_goto(t, p->g.nodes[u].state, t->prods[prod].lhs);
+    uint32_t s = gcg_tables_goto(p->t, p->g.nodes[u].state, nt);
     if (s == GCG_NO_GOTO)
         return GCG_OK; /* cannot happen with tables from gcgc; a dead path otherwise */
     gcg_status st = GCG_OK;
     bool added;
-    if (p->map_stamp[s] == p->stamp) {
-        uint32_t w = p->map_node[s];
+    uint32_t w = level_node(p, s, count);
+    if (w != GSS_NONE) {
         if (!link_once(p, w, u, &added) || !ensure_seen(p))
             return GCG_ERR_NOMEM;
         return added ? redo_through(p, w, u, term, accept) : GCG_OK;
     }
-    uint32_t w = make_node(p, s, &st);
-    if (w == GSS_NONE)
+    bool other_counts = p->map_stamp[s] == p->stamp;
+    if (other_counts && covered(p, s, count, u))
+        return GCG_OK;
+    if ((w = make_node(p, s, count, &st)) == GSS_NONE)
         return st;
     if (!link_once(p, w, u, &added) || !push_u32(&p->active, &p->n_active, &p->cap_active, w))
         return GCG_ERR_NOMEM;
+    if (other_counts)
+        drop_covered(p, s, count, u, w);
     return GCG_OK;
 }
 
-/* Whether node n was made by a reduction of this level. */
-static bool at_level(const glr *p, uint32_t n)
+static gcg_status reduce_to(glr *p, uint32_t u, uint32_t prod, uint32_t term, bool *accept)
 {
-    uint32_t s = p->g.nodes[n].state;
-    return p->map_stamp[s] == p->stamp && p->map_node[s] == n;
+    return reduce_goto(p, u, p->t->prods[prod].lhs, 0, term, accept);
+}
+
+/* A counted production C -> C x (artifact_format.h, GCG_SEC_COUNTS): the
+ * count is on C's node, one edge below the top, so the pairs (C's node, the
+ * node below it) are followed rather than layers of nodes; with a late edge,
+ * only paths through it. Below the largest count the goto is on C with one
+ * more copy; at it, on the first link of the chain's end. */
+static gcg_status reduce_counted(glr *p, glr_reduction r, const gcg_count_entry *ce, uint32_t term,
+                                 bool *accept)
+{
+    const gss *g = &p->g;
+    uint32_t lhs = p->t->prods[r.prod].lhs;
+    for (uint32_t e = g->nodes[r.node].edge; e != GSS_NONE; e = g->edges[e].next) {
+        uint32_t v = g->edges[e].to;
+        bool used = r.via_from == GSS_NONE || (r.node == r.via_from && v == r.via_to);
+        for (uint32_t f = g->nodes[v].edge; f != GSS_NONE; f = g->edges[f].next) {
+            uint32_t u = g->edges[f].to, c = g->nodes[v].count;
+            if (!spend(p, 1))
+                return GCG_ERR_LIMIT;
+            if (!used && !(v == r.via_from && u == r.via_to))
+                continue;
+            gcg_status st = c < ce->max ? reduce_goto(p, u, lhs, c + 1, term, accept)
+                                        : reduce_goto(p, u, ce->exit, 0, term, accept);
+            if (st != GCG_OK)
+                return st;
+        }
+    }
+    return GCG_OK;
 }
 
 /* Marks (node, used) as reached at the current depth; false if it was. */
@@ -286,6 +390,9 @@ static gcg_status reduce_paths(glr *p, glr_reduction r, uint32_t term, bool *acc
     uint32_t len = p->t->prods[r.prod].len;
     if (len == 0)
         return reduce_to(p, r.node, r.prod, term, accept);
+    const gcg_count_entry *ce = p->t->n_counts ? gcg_tables_count(p->t, r.prod) : NULL;
+    if (ce)
+        return reduce_counted(p, r, ce, term, accept);
     if (r.via_from == GSS_NONE) { /* a plain stack: follow single edges */
         uint32_t v = r.node, d = 0;
         for (; d < len; d++) {
@@ -354,6 +461,7 @@ static gcg_status reduce_paths(glr *p, glr_reduction r, uint32_t term, bool *acc
 static gcg_status shift_all(glr *p, uint32_t *out, uint32_t *n_out)
 {
     p->stamp++; /* a fresh level for the shifted nodes */
+    p->n_extra = 0;
     gcg_status st = GCG_OK;
     uint32_t n = 0;
     if (!spend(p, p->n_shifts / 2))
@@ -363,7 +471,7 @@ static gcg_status shift_all(glr *p, uint32_t *out, uint32_t *n_out)
         if (p->map_stamp[s] == p->stamp) {
             x = p->map_node[s];
         } else {
-            if ((x = make_node(p, s, &st)) == GSS_NONE)
+            if ((x = make_node(p, s, 0, &st)) == GSS_NONE)
                 return st;
             out[n++] = x;
         }
@@ -399,7 +507,7 @@ gcg_status glr_step(glr *p, const uint32_t *in, uint32_t n_in, uint32_t term, ui
         memset(p->map_stamp, 0, (size_t)p->t->n_states * sizeof *p->map_stamp);
         p->stamp = 1;
     }
-    p->n_queue = p->n_active = p->n_made = p->n_shifts = p->en = p->n_intra = 0;
+    p->n_queue = p->n_active = p->n_made = p->n_shifts = p->en = p->n_intra = p->n_extra = 0;
     if (++p->egen_cur == 0) {
         memset(p->egen, 0, (size_t)p->ecap * sizeof *p->egen);
         p->egen_cur = 1;

@@ -10,6 +10,11 @@
  * ε-reductions reach it too). Then every top that can shift the terminal
  * does, and the shifted nodes form the next frontier.
  *
+ * A counted repetition (GCG_SEC_COUNTS) keeps its count on the node of its
+ * list symbol, so a level holds one node per state and count; of two paths
+ * to one node below that differ only by the count, the lower count's
+ * language contains the other's, and only it is kept.
+ *
  * The step never changes the nodes of the input frontier: reduction nodes
  * are new (their states are reached by a nonterminal, the frontier's by a
  * terminal, so the two never coincide), which is what makes commit atomic.
@@ -53,6 +58,9 @@ typedef struct glr {
     uint32_t *egen, ecap, en, egen_cur;
     uint32_t *intra;         /* edges between nodes of this level (pairs)     */
     uint32_t n_intra, cap_intra;
+    uint32_t *extra;         /* nodes of this level whose state map_node holds
+                                with another count (counted repetitions)      */
+    uint32_t n_extra, cap_extra;
     /* Work: one unit per action read, stack edge followed or edge made. The
      * caller zeroes `work` and sets `work_limit` (UINT64_MAX: none); a step
      * that would pass the limit fails with GCG_ERR_LIMIT, changing nothing. */

@@ -139,7 +139,8 @@ static uint32_t stand_in(glr_merge *mg, const gss *g, uint32_t v)
         return v;
     uint32_t h = slot(mg, state, below);
     for (uint32_t z; (z = mg->cache[h]) != GSS_NONE; h = (h + 1) & (mg->cap_cache - 1))
-        if (mg->mark[z] != mg->gen && g->nodes[z].state == state && only_below(g, z) == below)
+        if (mg->mark[z] != mg->gen && g->nodes[z].state == state && only_below(g, z) == below &&
+            g->nodes[z].count == g->nodes[v].count) /* equal stacks: counts too */
             return z;
     put(mg, h, v);
     return v;

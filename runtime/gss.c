@@ -52,7 +52,7 @@ uint32_t gss_new(gss *g, uint32_t state)
             return GSS_NONE;
         n = g->n_nodes++;
     }
-    g->nodes[n] = (gss_node){state, 1, GSS_NONE};
+    g->nodes[n] = (gss_node){state, 1, GSS_NONE, 0};
     g->live++;
     g->weight_live += g->weight ? g->weight[state] : 0;
     return n;

@@ -21,6 +21,7 @@ typedef struct gss_node {
     uint32_t state;  /* LR state                                   */
     uint32_t refs;   /* edges into it + frontiers and holds on it  */
     uint32_t edge;   /* first outgoing edge, or GSS_NONE; also the free-list link */
+    uint32_t count;  /* copies of a counted repetition (GCG_SEC_COUNTS), else 0 */
 } gss_node;
 
 typedef struct gss_edge {
@@ -47,7 +48,7 @@ typedef struct gss {
 bool gss_init(gss *g, uint32_t initial_nodes, uint32_t max_nodes);
 void gss_free(gss *g);
 
-/* A new node with no edges and one reference (the creator's hold).
+/* A new node with no edges, count 0 and one reference (the creator's hold).
  * GSS_NONE when max_nodes live nodes exist or memory runs out. */
 uint32_t gss_new(gss *g, uint32_t state);
 

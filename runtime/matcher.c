@@ -296,7 +296,7 @@ static gcg_status unite_node(gcg_matcher *m, uint32_t *u, uint32_t *n, uint32_t 
 {
     gss *g = &m->p.g;
     uint32_t i = 0;
-    while (i < *n && g->nodes[u[i]].state != g->nodes[x].state)
+    while (i < *n && (g->nodes[u[i]].state != g->nodes[x].state || g->nodes[u[i]].count != g->nodes[x].count))
         i++;
     if (i == *n) {
         u[(*n)++] = x;
@@ -312,6 +312,7 @@ static gcg_status unite_node(gcg_matcher *m, uint32_t *u, uint32_t *n, uint32_t 
         gss_release(g, x);
         return GCG_ERR_LIMIT;
     }
+    g->nodes[z].count = g->nodes[x].count;
     const uint32_t from[2] = {y, x};
     for (uint32_t k = 0; k < 2; k++)
         for (uint32_t e = g->nodes[from[k]].edge; e != GSS_NONE; e = g->edges[e].next)
