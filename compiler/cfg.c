@@ -34,6 +34,7 @@ void cfg_free(cfg *g)
     free(g->prods);
     free(g->rhs);
     free(g->tsets);
+    free(g->counts);
     cfg_init(g);
 }
 
@@ -137,6 +138,17 @@ gcg_status cfg_compact(cfg *g, const bool *keep_prod)
         }
     }
     out.start = g->start == UINT32_MAX ? UINT32_MAX : map[g->start];
+    if (ok && g->n_counts) {
+        out.counts = malloc((size_t)g->n_counts * sizeof *out.counts);
+        ok = out.counts != NULL;
+        uint32_t kept = 0, q = 0; /* counts ascend by prod: one pass */
+        for (uint32_t i = 0; ok && i < g->n_counts; i++) {
+            for (; q < g->counts[i].prod; q++)
+                kept += keep_prod[q];
+            out.counts[i] = (cfg_count){kept, g->counts[i].max, map[g->counts[i].exit]};
+        }
+        out.n_counts = ok ? g->n_counts : 0;
+    }
     free(map);
     if (!ok) {
         cfg_free(&out);

@@ -54,6 +54,14 @@ typedef struct cfg_prod {
     uint32_t len;
 } cfg_prod;
 
+/* A counted repetition (count_fold.h): production `prod`, C -> C x, reduces
+ * while the count on C's stack node is below `max`, each time adding one;
+ * the reduction at `max` goes to nonterminal `exit` (the first explicit link
+ * of the chain's end) instead of C. */
+typedef struct cfg_count {
+    uint32_t prod, max, exit;
+} cfg_count;
+
 typedef struct cfg {
     cfg_nt *nts;
     uint32_t n_nts, cap_nts;
@@ -64,6 +72,8 @@ typedef struct cfg {
     bset256 *tsets;      /* terminal sets over bytes (deduplicated)          */
     uint32_t n_tsets, cap_tsets;
     uint32_t start;      /* the augmented start symbol; production 0 is start -> root */
+    cfg_count *counts;   /* counted repetitions, by ascending prod (count_fold.h) */
+    uint32_t n_counts;
 } cfg;
 
 void cfg_init(cfg *g);
@@ -80,8 +90,8 @@ uint32_t cfg_add_prod(cfg *g, uint32_t lhs, const uint32_t *items, uint32_t len)
 uint32_t cfg_tset(cfg *g, const bset256 *s);
 
 /* Rebuilds the grammar keeping only productions with keep[p] and the
- * nonterminals they mention (plus start), renumbering both; production order
- * is kept. Returns GCG_ERR_NOMEM on failure (g unchanged). */
+ * nonterminals they mention (plus start), renumbering both (counts too, which
+ * must name kept productions and mentioned exits); production order is kept. Returns GCG_ERR_NOMEM on failure (g unchanged). */
 gcg_status cfg_compact(cfg *g, const bool *keep_prod);
 
 /* Productions grouped by lhs: first[nt]..first[nt+1] index into `list`. */

@@ -9,6 +9,7 @@
 #include "certificate.h"
 #include "byteclass.h"
 #include "compile.h"
+#include "count_fold.h"
 #include "container_write.h"
 #include "emit.h"
 #include "gbnf.h"
@@ -46,7 +47,19 @@ static void compilation_free(compilation *c)
     gcg_vocab_free(&c->bytes256);
 }
 
-/* Front end and LR tables: parse -> lower -> normalize -> classes -> LALR(1). */
+/* The longest token in bytes (1: the 256 single bytes); every token counts,
+ * special or not, so the window of count_fold.h is never too short. */
+static uint32_t longest_token(const gcg_vocab *v)
+{
+    uint32_t most = 1;
+    for (uint32_t i = 0; v && i < v->n_tokens; i++)
+        if (v->offsets[i + 1] - v->offsets[i] > most)
+            most = v->offsets[i + 1] - v->offsets[i];
+    return most;
+}
+
+/* Front end and LR tables: parse -> lower -> normalize -> fold counts ->
+ * classes -> LALR(1). */
 static gcg_status build_tables(compilation *c, const char *src, size_t len,
                                const gcg_compile_options *opt, gcg_compile_stats *stats,
                                gcg_diag *diag)
@@ -59,6 +72,8 @@ static gcg_status build_tables(compilation *c, const char *src, size_t len,
         st = gcg_lower(&c->ast, &c->g, &opt->limits, diag);
     if (st == GCG_OK)
         st = gcg_normalize_latency(&c->g, &c->ast, diag);
+    if (st == GCG_OK)
+        st = gcg_count_fold(&c->g, longest_token(opt->vocab) + 1);
     if (st == GCG_OK)
         st = gcg_byteclass_build(&c->g, &c->bc);
     double t1 = now();

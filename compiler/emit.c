@@ -116,6 +116,26 @@ static gcg_status emit_lr(const gcg_emit_input *in, gcg_writer *w)
     return st;
 }
 
+/* GCG_SEC_COUNTS, when the grammar folded a repetition into a counter. */
+static gcg_status emit_counts(const cfg *g, gcg_writer *w)
+{
+    if (!g->n_counts)
+        return GCG_OK;
+    uint32_t c[4] = {g->n_counts, 0, 0, 0};
+    gcg_layout l;
+    gcg_section_layout(GCG_SEC_COUNTS, c, &l);
+    uint8_t *buf = calloc(1, l.size);
+    if (!buf)
+        return GCG_ERR_NOMEM;
+    memcpy(buf, c, sizeof c);
+    gcg_count_entry *e = (gcg_count_entry *)(buf + l.off[0]);
+    for (uint32_t i = 0; i < g->n_counts; i++)
+        e[i] = (gcg_count_entry){g->counts[i].prod, g->counts[i].max, g->counts[i].exit, 0};
+    gcg_status st = gcg_writer_add(w, GCG_SEC_COUNTS, buf, l.size);
+    free(buf);
+    return st;
+}
+
 static gcg_status emit_symbols(const cfg *g, gcg_writer *w)
 {
     size_t n = 0;
@@ -236,6 +256,8 @@ gcg_status gcg_emit_tables(const gcg_emit_input *in, gcg_writer *w)
         st = gcg_writer_add(w, GCG_SEC_GRAMMAR, in->grammar_src, in->grammar_len);
     if (st == GCG_OK)
         st = emit_lr(in, w);
+    if (st == GCG_OK)
+        st = emit_counts(in->g, w);
     if (st == GCG_OK)
         st = emit_symbols(in->g, w);
     return st;

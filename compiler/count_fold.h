@@ -1,0 +1,33 @@
+/*
+ * count_fold.h — a long counted repetition as one LR state and a counter.
+ *
+ * X{0,k} lowers to a chain D_0 -> ε, D_j -> D_{j-1} x, U -> D_0 | ... | D_k
+ * (lower.c): Θ(k) LR states, each with its rows and its mask walk. A mask
+ * tells "after j copies" from "after j+1" only where the chain's end lies
+ * within one token: x reads at least one byte, so a token of at most L bytes
+ * starts at most L copies. With W = L + 1, the first k - W links fold into
+ * one list C = D_0 with C -> ε | C x; the runtime keeps the number of copies
+ * on C's stack node, and the reduction C -> C x at count max = k - W - 1
+ * takes the goto on D_{max+1} (the first link kept explicit) instead of C.
+ *
+ * The LR tables, the mask simulation and the certificate see C -> C x as an
+ * unbounded list, and that is exact for masks: a C node holds a count
+ * c <= max, so k - c >= W + 1 copies remain, more than any token can start.
+ * Only commits (glr.c) read the count, and they run the real chain's end.
+ *
+ * The fold applies where the chain kept its shape through normalization, x
+ * is not nullable and at least COUNT_FOLD_MIN links go.
+ */
+#ifndef GCG_COUNT_FOLD_H
+#define GCG_COUNT_FOLD_H
+
+#include "cfg.h"
+
+#define COUNT_FOLD_MIN 16u
+
+/* Folds every chain of g longer than `window` + COUNT_FOLD_MIN links,
+ * recording each in g->counts. After GCG_ERR_NOMEM g may be half folded: the
+ * caller only frees it. */
+gcg_status gcg_count_fold(cfg *g, uint32_t window);
+
+#endif /* GCG_COUNT_FOLD_H */
