@@ -11,7 +11,11 @@
  *   - memory: committing 1M bytes of a JSON list keeps gcg_matcher_memory
  *     constant after warm-up (the reference-counted GSS frees old nodes),
  *     and never needs more than a few hundred live nodes;
- *   - max_nodes: GCG_ERR_LIMIT, with the matcher unchanged.
+ *   - max_nodes: GCG_ERR_LIMIT, with the matcher unchanged;
+ *   - counted repetitions (compiler/count_fold.h): x{0,65535} takes as few
+ *     LR states as x{0,40} and ends exactly at 65535 copies, byte by byte,
+ *     at once and across a rollback; copies of ambiguous length keep the
+ *     lowest count; the count survives the sharing of equal nodes.
  *
  * The deep cases run under a 30 s check timeout, the ambiguous ones under
  * 300 s: guards against hangs and runaway (quadratic) costs, not latency
@@ -490,6 +494,105 @@ START_TEST(test_max_nodes_ambiguous)
 }
 END_TEST
 
+/* ---- counted repetitions -------------------------------------------------- */
+
+/* Commits n copies of byte b in one call; all must go in. */
+static void commit_copies(gcg_matcher *m, uint8_t b, size_t n)
+{
+    ck_assert_int_eq(commit_run(m, b, n, 4096), GCG_OK);
+}
+
+START_TEST(test_count_end_exact)
+{
+    gcg_compile_stats small, big, plain;
+    gcg_artifact_free(compile_src("root ::= \"\\\"\" [a-c]{0,40} \"\\\"\"\n", &small));
+    gcg_artifact_free(compile_src("root ::= \"\\\"\" [a-c]{0,18} \"\\\"\"\n", &plain));
+    gcg_artifact *art = compile_src("root ::= \"\\\"\" [a-c]{0,65535} \"\\\"\"\n", &big);
+    /* Folded: the start, the quotes, the list and its copy, and the last
+     * W + 1 = 3 links (the window for single-byte tokens) kept explicit. */
+    ck_assert_uint_eq(big.lr_states, small.lr_states);
+    ck_assert_uint_eq(big.lr_states, 12);
+    ck_assert_uint_eq(plain.lr_states, 42); /* 18 links: too short to fold */
+    gcg_matcher *m = matcher_opts(art, 4, 0);
+    ck_assert_int_eq(commit_str(m, "\""), GCG_OK);
+    commit_copies(m, 'b', 65533);
+    expect_mask(m, "\"abc");
+    ck_assert_int_eq(commit_str(m, "c"), GCG_OK);
+    expect_mask(m, "\"abc");
+    ck_assert_int_eq(commit_str(m, "a"), GCG_OK);
+    expect_mask(m, "\"");
+    ck_assert_int_eq(commit_str(m, "a"), GCG_ERR_REJECTED);
+    ck_assert_int_eq(gcg_matcher_rollback(m, 2), GCG_OK);
+    expect_mask(m, "\"abc");
+    ck_assert_int_eq(commit_str(m, "cc\""), GCG_OK);
+    ck_assert(gcg_matcher_is_complete(m));
+    gcg_matcher_free(m);
+    /* In one call: the reject offset is the first copy too many. */
+    m = matcher_opts(art, 0, 0);
+    uint8_t *text = malloc(65540);
+    memset(text, 'a', 65540);
+    text[0] = '"';
+    size_t consumed = 0;
+    ck_assert_int_eq(gcg_matcher_commit_bytes(m, text, 65540, &consumed), GCG_ERR_REJECTED);
+    ck_assert_uint_eq(consumed, 65536);
+    ck_assert_int_eq(gcg_matcher_commit_bytes(m, text, 65536, &consumed), GCG_OK);
+    ck_assert_int_eq(commit_str(m, "\""), GCG_OK);
+    ck_assert(gcg_matcher_is_complete(m));
+    free(text);
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
+/* ("a" | "aa"){0,50}: a^n splits into anywhere from n/2 to n copies; the
+ * paths of one level differ only by their count, and the lowest decides. */
+START_TEST(test_count_ambiguous_copies)
+{
+    gcg_artifact *art = compile_src("root ::= (\"a\" | \"aa\"){0,50} \".\"\n", NULL);
+    gcg_matcher *m = matcher_opts(art, 0, 0);
+    commit_copies(m, 'a', 100);
+    expect_mask(m, ".");
+    ck_assert_int_eq(commit_str(m, "."), GCG_OK);
+    ck_assert(gcg_matcher_is_complete(m));
+    gcg_matcher_free(m);
+    m = matcher_opts(art, 0, 0);
+    commit_copies(m, 'a', 99);
+    expect_mask(m, "a.");
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+    /* At least 30 copies: 59 bytes are 30 copies at most... */
+    art = compile_src("root ::= (\"a\" | \"aa\"){30,80} \".\"\n", NULL);
+    m = matcher_opts(art, 0, 0);
+    commit_copies(m, 'a', 29);
+    expect_mask(m, "a");
+    commit_copies(m, 'a', 131);
+    expect_mask(m, "."); /* ...and 160 bytes are 80 copies at least */
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
+/* A list of counted strings: the list's ε-reductions make equal nodes on
+ * every level, which are shared (glr_merge.c); counts must not be mixed up
+ * by it. Every string holds at most 30 letters, wherever it starts. */
+START_TEST(test_count_shared_nodes)
+{
+    gcg_artifact *art = compile_src("root ::= (ws [a-c]{0,30} \";\")* \".\"\nws ::= [ ]*\n", NULL);
+    gcg_matcher *m = matcher_opts(art, 0, 0);
+    for (int k = 0; k < 5; k++) {
+        ck_assert_int_eq(commit_str(m, "  "), GCG_OK);
+        commit_copies(m, 'a', 20 + (size_t)k * 2 + (k == 4));
+        ck_assert_int_eq(commit_str(m, ";"), GCG_OK);
+    }
+    commit_copies(m, 'b', 30);
+    expect_mask(m, ";");
+    ck_assert_int_eq(commit_str(m, ";."), GCG_OK);
+    ck_assert(gcg_matcher_is_complete(m));
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+}
+END_TEST
+
 static Suite *glr_suite(void)
 {
     Suite *s = suite_create("glr");
@@ -515,6 +618,12 @@ static Suite *glr_suite(void)
     tcase_add_test(tc, test_max_nodes_too_small_to_start);
     tcase_add_test(tc, test_max_nodes_ambiguous);
     tcase_set_timeout(tc, 120);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("counts");
+    tcase_add_test(tc, test_count_end_exact);
+    tcase_add_test(tc, test_count_ambiguous_copies);
+    tcase_add_test(tc, test_count_shared_nodes);
+    tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -4,7 +4,8 @@
  * Sharing a walk must change nothing but the compile time: every grammar
  * here is compiled twice, with shared walks and with every state walked, and
  * the two artifacts must be equal byte for byte. The grammars are counted
- * chains far longer than the vocabulary's longest token (6 bytes), in the
+ * chains longer than the vocabulary's longest token (6 bytes; the longest
+ * fold into a counter and keep only their last links, count_fold.h), in the
  * shapes that reach the checks: character classes, multi-byte items, chains
  * nested in chains, chains ending in a reduction that needs the stack, chains
  * of a GLR grammar, two chains over overlapping classes merged into one LR
@@ -161,6 +162,42 @@ START_TEST(shared_walks_change_nothing)
     same_either_way(grammars[_i], &with, &without);
     ck_assert_uint_eq(without.walks_shared, 0);
     ck_assert_msg(with.walks_shared > 0, "no walk shared for %s", grammars[_i]);
+}
+END_TEST
+
+/* A chain longer than the window (compiler/count_fold.h: the longest token,
+ * 6 bytes, plus one) folds into a counter: {0,60} and {0,6000} take the same
+ * LR states, and at every count up to the end, byte by byte, the mask
+ * equals brute force, tokens across the end included. */
+START_TEST(long_chain_counted)
+{
+    gcg_vocab v;
+    vocab_make(&v);
+    size_t size = 0;
+    gcg_compile_stats s60, s6000;
+    free(compile("root ::= \"\\\"\" [a-c]{0,6000} \"\\\"\"\n", &v, false, &size, &s6000));
+    uint8_t *bytes = compile("root ::= \"\\\"\" [a-c]{0,60} \"\\\"\"\n", &v, false, &size, &s60);
+    ck_assert_uint_eq(s60.lr_states, s6000.lr_states);
+    ck_assert_uint_eq(s60.lr_states, 22);
+    gcg_artifact *art = NULL;
+    gcg_error err;
+    ck_assert_int_eq(gcg_artifact_open_memory(bytes, size, &art, &err), GCG_OK);
+    size_t words = gcg_artifact_mask_words(art);
+    uint32_t *fast = malloc(words * 4), *brute = malloc(words * 4);
+    gcg_matcher *m = NULL;
+    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m, NULL), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_commit_bytes(m, (const uint8_t *)"\"", 1, NULL), GCG_OK);
+    for (int n = 0; n <= 60; n++) {
+        ck_assert_int_eq(gcg_matcher_fill_mask(m, fast, words), GCG_OK);
+        ck_assert_int_eq(gcg_matcher_fill_mask_bruteforce(m, brute, words), GCG_OK);
+        ck_assert_msg(memcmp(fast, brute, words * 4) == 0, "mask differs from brute force after %d copies", n);
+        ck_assert_int_eq(gcg_matcher_commit_bytes(m, (const uint8_t *)"a", 1, NULL), n < 60 ? GCG_OK : GCG_ERR_REJECTED);
+    }
+    gcg_matcher_free(m);
+    free(fast), free(brute);
+    gcg_artifact_free(art);
+    free(bytes);
+    gcg_vocab_free(&v);
 }
 END_TEST
 
@@ -366,6 +403,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, shared_walks_change_nothing, 0, (int)(sizeof grammars / sizeof *grammars));
     tcase_add_test(tc, short_chain_same_artifact);
+    tcase_add_test(tc, long_chain_counted);
     tcase_add_loop_test(tc, loops_change_nothing, 0, (int)(sizeof loop_grammars / sizeof *loop_grammars));
     tcase_add_test(tc, string_body_walked_once);
     tcase_add_test(tc, string_body_shared_across_places);
