@@ -22,7 +22,7 @@ typedef struct gcg_limits {
                                       (--max-sim-stacks)                                          */
 } gcg_limits;
 
-#define GCG_DEFAULT_MAX_REPEAT 65535u
+#define GCG_DEFAULT_MAX_REPEAT 1048576u /* 2^20: long chains fold (count_fold.h) */
 #define GCG_DEFAULT_MAX_GRAMMAR_SYMBOLS 4000000u
 #define GCG_DEFAULT_MAX_LR_STATES 1000000u
 #define GCG_DEFAULT_MAX_AUTOMATON_STATES 2000000u

@@ -143,7 +143,7 @@ typedef struct gcgc_options {
     /* Limits (0 = the default). A compile that reaches one fails with
      * GCG_ERR_LIMIT and a message naming it; memory running out first is
      * GCG_ERR_NOMEM. The gcgc flag of each is in brackets. */
-    uint32_t max_repeat;           /* largest m or n in X{m,n}: 65535 [--max-repeat]       */
+    uint32_t max_repeat;           /* largest m or n in X{m,n}: 1048576 [--max-repeat]     */
     uint32_t max_grammar_symbols;  /* symbols after expanding repetitions: 4,000,000
                                       [--max-grammar-symbols]                              */
     uint32_t max_lr_states;        /* LALR(1) states: 1,000,000 [--max-lr-states]          */

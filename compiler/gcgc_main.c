@@ -92,7 +92,7 @@ static const char USAGE_COMPILE[] =
     "                             else tokenizer_config.json (eos_token)\n"
     "  --strict-latency           an unbounded latency certificate is an error\n"
     "  --max-repeat N             limits (a compile reaching one fails and names it):\n"
-    "  --max-grammar-symbols N      largest m, n in X{m,n} (65535); symbols after\n"
+    "  --max-grammar-symbols N      largest m, n in X{m,n} (1048576); symbols after\n"
     "  --max-lr-states N            expanding repetitions (4000000); LR states\n"
     "  --max-automaton-states N     (1000000); mask automaton states (2000000);\n"
     "  --max-sim-stacks N           symbolic stacks of the mask simulation (4000000)\n"

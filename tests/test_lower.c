@@ -407,15 +407,16 @@ END_TEST
 START_TEST(test_repeat_at_limit)
 {
     lowered l;
-    lowered_ok("root ::= \"x\"{65535}\n", &l);
+    lowered_ok("root ::= \"x\"{1048576}\n", &l);
     ck_assert_uint_eq(l.g.n_prods, 2);
-    ck_assert_uint_eq(l.g.prods[1].len, 65535);
+    ck_assert_uint_eq(l.g.prods[1].len, 1048576);
     lowered_free(&l);
-    lowered_ok("root ::= \"x\"{0,65535}\n", &l);
-    /* $start, count0..count65535, upto65535 (65536 alternatives), root. */
-    ck_assert_uint_eq(l.g.n_prods, 1 + 65536 + 65536 + 1);
-    ck_assert_uint_ne(nt_named(&l.g, "root/count65535@1:10"), UINT32_MAX);
-    ck_assert_uint_eq(nt_named(&l.g, "root/count65536@1:10"), UINT32_MAX);
+    lowered_ok("root ::= \"x\"{0,1048576}\n", &l);
+    /* $start, count0..count1048576, upto1048576 (1048577 alternatives),
+     * root; the compiler folds the chain later (count_fold.h). */
+    ck_assert_uint_eq(l.g.n_prods, 1 + 1048577 + 1048577 + 1);
+    ck_assert_uint_ne(nt_named(&l.g, "root/count1048576@1:10"), UINT32_MAX);
+    ck_assert_uint_eq(nt_named(&l.g, "root/count1048577@1:10"), UINT32_MAX);
     lowered_free(&l);
 }
 END_TEST
@@ -426,17 +427,17 @@ typedef struct bound_case {
     const char *msg;
 } bound_case;
 
-#define OVER_65535 "repetition bound 65536 too large (limit 65535; raise it with --max-repeat)"
+#define OVER_LIMIT "repetition bound 1048577 too large (limit 1048576; raise it with --max-repeat)"
 static const bound_case bound_cases[] = {
-    {"root ::= \"a\" x{65536}\nx ::= \"x\"\n", 1, 14, OVER_65535},
-    {"root ::= \"a\"  x{2,65536}\nx ::= \"x\"\n", 1, 15, OVER_65535},
-    {"root ::= \"a\" |\n  \"b\" x{65536,}\nx ::= \"x\"\n", 2, 7, OVER_65535},
-    {"root ::= x{,65536}\nx ::= \"x\"\n", 1, 10, OVER_65535},
+    {"root ::= \"a\" x{1048577}\nx ::= \"x\"\n", 1, 14, OVER_LIMIT},
+    {"root ::= \"a\"  x{2,1048577}\nx ::= \"x\"\n", 1, 15, OVER_LIMIT},
+    {"root ::= \"a\" |\n  \"b\" x{1048577,}\nx ::= \"x\"\n", 2, 7, OVER_LIMIT},
+    {"root ::= x{,1048577}\nx ::= \"x\"\n", 1, 10, OVER_LIMIT},
     /* Counts past 32 bits reach the same limit, with the same message. */
     {"root ::= \"a\"{4294967295}", 1, 10,
-     "repetition bound over 4294967293 too large (limit 65535; raise it with --max-repeat)"},
+     "repetition bound over 4294967293 too large (limit 1048576; raise it with --max-repeat)"},
     {"root ::= \"a\"{2,99999999999999999999999}", 1, 10,
-     "repetition bound over 4294967293 too large (limit 65535; raise it with --max-repeat)"},
+     "repetition bound over 4294967293 too large (limit 1048576; raise it with --max-repeat)"},
 };
 
 START_TEST(test_repeat_bound_error)
@@ -461,13 +462,13 @@ END_TEST
 START_TEST(test_repeat_bound_error_printed)
 {
     lowered l;
-    ck_assert_int_eq(lower_src("root ::= \"a\" x{10001,65536}\nx ::= \"x\"\n", &l), GCG_ERR_LIMIT);
+    ck_assert_int_eq(lower_src("root ::= \"a\" x{10001,1048577}\nx ::= \"x\"\n", &l), GCG_ERR_LIMIT);
     char buf[256] = {0};
     FILE *f = fmemopen(buf, sizeof buf - 1, "w");
     ck_assert_ptr_nonnull(f);
     gcg_diag_print(&l.diag, f);
     fclose(f);
-    ck_assert_str_eq(buf, "t.gbnf:1:14: error: repetition bound 65536 too large (limit 65535; raise it with "
+    ck_assert_str_eq(buf, "t.gbnf:1:14: error: repetition bound 1048577 too large (limit 1048576; raise it with "
                           "--max-repeat)\n");
     lowered_free(&l);
 }

@@ -462,7 +462,7 @@ START_TEST(errors)
     bad("ab)", "unbalanced");
     bad("*a", "nothing to repeat");
     bad("[ab", "unterminated");
-    bad("a{65536}", "over the limit");
+    bad("a{1048577}", "over the limit");
 }
 END_TEST
 

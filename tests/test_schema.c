@@ -260,8 +260,8 @@ START_TEST(strings)
     check_error("{\"type\":\"string\",\"pattern\":\"^a+$\",\"maxLength\":3}", GCG_ERR_FORMAT, "#: keyword \"pattern\"",
                 "intersection");
     check_error("{\"type\":\"string\",\"pattern\":\"a\",\"maxLength\":3}", GCG_ERR_FORMAT, "intersection", NULL);
-    check_error("{\"type\":\"string\",\"maxLength\":65536}", GCG_ERR_LIMIT, "#: string length bound 65536",
-                "limit 65535");
+    check_error("{\"type\":\"string\",\"maxLength\":1048577}", GCG_ERR_LIMIT, "#: string length bound 1048577",
+                "limit 1048576");
 }
 END_TEST
 
