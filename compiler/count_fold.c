@@ -103,8 +103,21 @@ static void fold_ctx_free(fold_ctx *f)
         free(f->keep);
 }
 
+/* Whether g has a chain link at all (most grammars have none). */
+static bool has_links(const cfg *g)
+{
+    for (uint32_t a = 0; a < g->n_nts; a++)
+        if (g->nts[a].kind == CFG_NT_COUNT)
+            return true;
+    return false;
+}
+
 gcg_status gcg_count_fold(cfg *g, uint32_t window)
 {
+    if (!has_links(g))
+        return GCG_OK;
+    /* keep: one new production per chain, and every chain has productions of
+     * its own, so np more fit */
     uint32_t n = g->n_nts, np = g->n_prods;
     fold_ctx f = {g,
                   calloc(n + 1, sizeof(uint32_t)),
@@ -130,7 +143,7 @@ gcg_status gcg_count_fold(cfg *g, uint32_t window)
         if (g->nts[d].kind != CFG_NT_COUNT || (k = find_chain(&f, d, &x)) == 0 ||
             k < window + 1 + COUNT_FOLD_MIN)
             continue;
-        ok = fold_chain(&f, k, x, window); /* at most one new production per link */
+        ok = fold_chain(&f, k, x, window);
     }
     gcg_status st = !ok ? GCG_ERR_NOMEM : g->n_counts ? cfg_compact(g, f.keep) : GCG_OK;
     fold_ctx_free(&f);
