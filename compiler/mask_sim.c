@@ -1322,6 +1322,8 @@ void gcg_mask_sim_resume(mask_sim *c, uint32_t node, uint32_t q, uint32_t to)
 {
     uint32_t w[3] = {0, 1, to};
     frame parent;
+    if (c->shallow && c->trie->height[node] <= c->shallow)
+        return; /* every token and configuration below is a short one */
     if (single_frame(c, node, q, w, &parent) && enter_child(c, &parent, node, &c->frames[0]))
         walk(c, c->frames[0]);
 }
