@@ -1,8 +1,9 @@
 /*
  * minimize.h — the smallest mask automaton with the same masks: states with
  * equal transitions (the same LR states read, the same token sets decided)
- * into equivalent states are merged (Moore's partition refinement, as for
- * DFA minimization). Determinization names states by their read
+ * into equivalent states are merged (partition refinement, as for DFA
+ * minimization; a block is re-signed only when a successor of one of its
+ * states moved, see minimize.c). Determinization names states by their read
  * configurations, so configurations that differ but decide the same tokens
  * the same way give duplicate states; this removes them.
  */
