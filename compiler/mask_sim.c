@@ -1278,7 +1278,7 @@ void gcg_mask_sim_free(mask_sim *c)
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     map64 *ms[] = {&c->consensus, &c->stack_ids, &c->sset_ids, &c->lset_ids, &c->lset_down,
-                   &c->memo_ids, &c->form_ids};
+                   &c->memo_ids, &c->form_ids, &c->resume_forms};
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
         gcg_map64_free(ms[i]);
 }
@@ -1318,13 +1318,33 @@ void gcg_mask_sim_set_shallow(mask_sim *c, uint32_t shallow)
     c->shallow = shallow;
 }
 
+/* The form of the stack [to] over the reference {q}: what a resumed
+ * configuration starts from, cached per (q, to) (a grammar resumes millions
+ * of configurations over a few thousand such pairs); NONE on failure. */
+static uint32_t resume_form(mask_sim *c, uint32_t q, uint32_t to)
+{
+    uint64_t key = (uint64_t)q << 32 | to;
+    uint32_t *slot = gcg_map64_slot(&c->resume_forms, key, false), w[3] = {0, 1, to};
+    frame f;
+    if (slot)
+        return *slot;
+    if (!single_frame(c, 0, q, w, &f))
+        return NONE;
+    if (!(slot = gcg_map64_slot(&c->resume_forms, key, true)))
+        return fail(c, GCG_ERR_NOMEM), NONE;
+    return *slot = f.form;
+}
+
 void gcg_mask_sim_resume(mask_sim *c, uint32_t node, uint32_t q, uint32_t to)
 {
-    uint32_t w[3] = {0, 1, to};
-    frame parent;
     if (c->shallow && c->trie->height[node] <= c->shallow)
         return; /* every token and configuration below is a short one */
-    if (single_frame(c, node, q, w, &parent) && enter_child(c, &parent, node, &c->frames[0]))
+    uint32_t form = resume_form(c, q, to), drop;
+    if (form == NONE)
+        return;
+    frame parent = {.node = node, .child = node + 1, .form = form, .memo_key = UINT64_MAX,
+                    .low = c->share ? form_lowest(c, form, &drop) : NONE};
+    if (enter_child(c, &parent, node, &c->frames[0]))
         walk(c, c->frames[0]);
 }
 

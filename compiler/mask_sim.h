@@ -96,6 +96,7 @@ typedef struct mask_sim {
     vec dead;                        /* err_words bit words (as uint32 pairs)
                                         per form asked                         */
     map64 form_ids;
+    map64 resume_forms;              /* (q, to) -> the form of [to] over {q}    */
     uint32_t *stamp, gen;
     vec layer, next_layer;
     vec arena;                       /* scratch stacks of one step: [o, k, K...] */
