@@ -593,6 +593,34 @@ START_TEST(test_count_shared_nodes)
 }
 END_TEST
 
+/* A counted list that starts at two places: after "x", and after "x" and
+ * the optional "a" (a GLR fork), so one level's nodes of the list state
+ * stand on both starts with counts that differ by start and by split; the
+ * lowest count per start decides. The language is "x" a^m "." with m <= 61
+ * (30 copies of "aa" and the optional "a"); every m is checked, one byte at
+ * a time. */
+START_TEST(test_count_two_starts)
+{
+    gcg_artifact *art = compile_src("root ::= \"x\" \"a\"? (\"a\" | \"aa\"){0,30} \".\"\n", NULL);
+    for (int m = 0; m <= 62; m++) {
+        gcg_matcher *mt = matcher_opts(art, 0, 0);
+        ck_assert_int_eq(commit_str(mt, "x"), GCG_OK);
+        for (int i = 0; i < m && i < 61; i++)
+            ck_assert_int_eq(commit_str(mt, "a"), GCG_OK);
+        if (m == 62) {
+            ck_assert_int_eq(commit_str(mt, "a"), GCG_ERR_REJECTED);
+            expect_mask(mt, ".");
+        } else {
+            expect_mask(mt, m < 61 ? "a." : ".");
+            ck_assert_int_eq(commit_str(mt, "."), GCG_OK);
+            ck_assert(gcg_matcher_is_complete(mt));
+        }
+        gcg_matcher_free(mt);
+    }
+    gcg_artifact_free(art);
+}
+END_TEST
+
 static Suite *glr_suite(void)
 {
     Suite *s = suite_create("glr");
@@ -623,6 +651,7 @@ static Suite *glr_suite(void)
     tcase_add_test(tc, test_count_end_exact);
     tcase_add_test(tc, test_count_ambiguous_copies);
     tcase_add_test(tc, test_count_shared_nodes);
+    tcase_add_test(tc, test_count_two_starts);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;
