@@ -58,8 +58,8 @@ static void mark_dirty(refiner *r, uint32_t b)
 }
 
 /* Groups the members of block b by signature: group[i] for the i-th member;
- * returns the number of groups (0 on a full table, which cannot happen:
- * cap is twice the largest block). */
+ * returns the number of groups. The table never fills: its capacity is at
+ * least twice the number of states. */
 static uint32_t group_members(refiner *r, uint32_t b)
 {
     uint32_t n_groups = 0, n_used = 0, *el = r->elems + r->start[b];
