@@ -104,58 +104,52 @@ static uint32_t *compact_nt_map(const cfg *g, const bool *keep, uint32_t *n_new)
     return map;
 }
 
+/* In place: nonterminals keep their names (moved, not copied) and both
+ * orders are kept, so every array only shrinks; the items go to a new array
+ * since productions need not lie in item order (single_start moves one). */
 gcg_status cfg_compact(cfg *g, const bool *keep_prod)
 {
-    uint32_t n_new;
+    uint32_t n_new = 0;
     uint32_t *map = compact_nt_map(g, keep_prod, &n_new);
-    if (!map)
+    uint32_t n_rhs = 0;
+    for (uint32_t p = 0; p < g->n_prods; p++)
+        n_rhs += keep_prod[p] ? g->prods[p].len : 0;
+    uint32_t *rhs = malloc(((size_t)n_rhs + 1) * sizeof *rhs);
+    if (!map || !rhs) {
+        free(map), free(rhs);
         return GCG_ERR_NOMEM;
-    cfg out;
-    cfg_init(&out);
-    bool ok = true;
-    for (uint32_t i = 0; i < g->n_nts && ok; i++)
+    }
+    for (uint32_t i = 0; i < g->n_nts; i++) {
         if (map[i] != UINT32_MAX)
-            ok = cfg_add_nt(&out, g->nts[i].name, g->nts[i].kind, g->nts[i].rule) != UINT32_MAX;
-    uint32_t *tmp = malloc((size_t)(g->n_rhs + 1) * sizeof *tmp);
-    ok = ok && tmp;
-    for (uint32_t p = 0; p < g->n_prods && ok; p++) {
+            g->nts[map[i]] = g->nts[i];
+        else
+            free(g->nts[i].name);
+    }
+    g->n_nts = n_new;
+    uint32_t np = 0, at = 0;
+    for (uint32_t p = 0; p < g->n_prods; p++) {
         if (!keep_prod[p])
             continue;
-        const cfg_prod *pr = &g->prods[p];
-        for (uint32_t k = 0; k < pr->len; k++) {
-            uint32_t s = g->rhs[pr->rhs + k];
-            tmp[k] = CFG_IS_TERM(s) ? s : map[s];
+        cfg_prod pr = g->prods[p];
+        for (uint32_t k = 0; k < pr.len; k++) {
+            uint32_t s = g->rhs[pr.rhs + k];
+            rhs[at + k] = CFG_IS_TERM(s) ? s : map[s];
         }
-        ok = cfg_add_prod(&out, map[pr->lhs], tmp, pr->len) != UINT32_MAX;
+        g->prods[np++] = (cfg_prod){map[pr.lhs], at, pr.len};
+        at += pr.len;
     }
-    free(tmp);
-    if (ok && g->n_tsets) {
-        out.tsets = malloc((size_t)g->n_tsets * sizeof *out.tsets);
-        ok = out.tsets != NULL;
-        if (ok) {
-            memcpy(out.tsets, g->tsets, (size_t)g->n_tsets * sizeof *out.tsets);
-            out.n_tsets = out.cap_tsets = g->n_tsets;
-        }
+    uint32_t kept = 0, q = 0; /* counts ascend by prod: one pass */
+    for (uint32_t i = 0; i < g->n_counts; i++) {
+        for (; q < g->counts[i].prod; q++)
+            kept += keep_prod[q];
+        g->counts[i] = (cfg_count){kept, g->counts[i].max, map[g->counts[i].exit]};
     }
-    out.start = g->start == UINT32_MAX ? UINT32_MAX : map[g->start];
-    if (ok && g->n_counts) {
-        out.counts = malloc((size_t)g->n_counts * sizeof *out.counts);
-        ok = out.counts != NULL;
-        uint32_t kept = 0, q = 0; /* counts ascend by prod: one pass */
-        for (uint32_t i = 0; ok && i < g->n_counts; i++) {
-            for (; q < g->counts[i].prod; q++)
-                kept += keep_prod[q];
-            out.counts[i] = (cfg_count){kept, g->counts[i].max, map[g->counts[i].exit]};
-        }
-        out.n_counts = ok ? g->n_counts : 0;
-    }
+    g->n_prods = np;
+    free(g->rhs);
+    g->rhs = rhs;
+    g->n_rhs = g->cap_rhs = n_rhs;
+    g->start = g->start == UINT32_MAX ? UINT32_MAX : map[g->start];
     free(map);
-    if (!ok) {
-        cfg_free(&out);
-        return GCG_ERR_NOMEM;
-    }
-    cfg_free(g);
-    *g = out;
     return GCG_OK;
 }
 
