@@ -147,6 +147,10 @@ static uint32_t take_cp(parser *p)
 static bool validate_utf8(parser *p)
 {
     while (p->i < p->n) {
+        if (p->s[p->i] < 0x80) { /* ASCII: most of any grammar */
+            advance(p);
+            continue;
+        }
         uint32_t cp;
         int len = gcg_utf8_decode(p->s + p->i, p->n - p->i, &cp);
         if (len == 0) {
