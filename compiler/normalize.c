@@ -534,7 +534,21 @@ static void map_prods(merge_ctx *m, uint32_t a)
         }
         m->by_nt[i] = (mprod){XXH3_64bits_withSeed(m->mrhs + pr->rhs, (size_t)pr->len * 4, pr->len), m->ix.list[i]};
     }
-    qsort(m->by_nt + m->ix.first[a], m->ix.first[a + 1] - m->ix.first[a], sizeof *m->by_nt, mprod_cmp);
+    mprod *v = m->by_nt + m->ix.first[a];
+    uint32_t n = m->ix.first[a + 1] - m->ix.first[a];
+    if (n > 16) {
+        qsort(v, n, sizeof *v, mprod_cmp);
+        return;
+    }
+    /* most nonterminals have one or two productions: qsort's set-up would
+     * cost more than the sort */
+    for (uint32_t i = 1; i < n; i++) {
+        mprod x = v[i];
+        uint32_t j = i;
+        for (; j > 0 && mprod_cmp(&v[j - 1], &x) > 0; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
 }
 
 /* The next distinct production of a nonterminal's sorted list after i. */
