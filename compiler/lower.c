@@ -57,14 +57,53 @@ static bool push(lower_ctx *c, uint32_t sym)
     return true;
 }
 
-static uint32_t new_nt(lower_ctx *c, const char *what, cfg_nt_kind kind, uint32_t line, uint32_t col)
+/* Appends s to the name being built in b (at most cap - 1 bytes kept). */
+static size_t name_put(char *b, size_t at, size_t cap, const char *s)
+{
+    while (*s && at + 1 < cap)
+        b[at++] = *s++;
+    b[at] = '\0';
+    return at;
+}
+
+static size_t name_put_u32(char *b, size_t at, size_t cap, uint32_t v)
+{
+    char d[11];
+    size_t n = sizeof d - 1;
+    d[n] = '\0';
+    do
+        d[--n] = (char)('0' + v % 10);
+    while (v /= 10);
+    return name_put(b, at, cap, d + n);
+}
+
+/* A new nonterminal named RULE/WHAT[NUMBER]@LINE:COL (number NO_NUMBER:
+ * none). Written by hand, not with snprintf: a counted repetition makes one
+ * per copy, and formatting was a tenth of compiling a {1,131072}. */
+#define NO_NUMBER UINT32_MAX
+
+static uint32_t new_nt_n(lower_ctx *c, const char *what, uint32_t number, cfg_nt_kind kind, uint32_t line,
+                         uint32_t col)
 {
     char name[160];
-    snprintf(name, sizeof name, "%s/%s@%u:%u", c->ast->rules[c->cur_rule].name, what, line, col);
+    size_t at = name_put(name, 0, sizeof name, c->ast->rules[c->cur_rule].name);
+    at = name_put(name, at, sizeof name, "/");
+    at = name_put(name, at, sizeof name, what);
+    if (number != NO_NUMBER)
+        at = name_put_u32(name, at, sizeof name, number);
+    at = name_put(name, at, sizeof name, "@");
+    at = name_put_u32(name, at, sizeof name, line);
+    at = name_put(name, at, sizeof name, ":");
+    name_put_u32(name, at, sizeof name, col);
     uint32_t nt = cfg_add_nt(c->g, name, kind, c->cur_rule);
     if (nt == UINT32_MAX)
         fail(c, GCG_ERR_NOMEM);
     return nt;
+}
+
+static uint32_t new_nt(lower_ctx *c, const char *what, cfg_nt_kind kind, uint32_t line, uint32_t col)
+{
+    return new_nt_n(c, what, NO_NUMBER, kind, line, col);
 }
 
 /* Adds lhs -> stack[mark..] and pops it. */
@@ -257,9 +296,7 @@ static uint32_t chain_link(lower_ctx *c, uint32_t x, uint32_t j, const gbnf_node
     }
     m->chain = ch;
     for (uint32_t i = m->n_chain; i <= j; i++) {
-        char what[32];
-        snprintf(what, sizeof what, "count%u", i);
-        uint32_t d = new_nt(c, what, CFG_NT_COUNT, nd->line, nd->col);
+        uint32_t d = new_nt_n(c, "count", i, CFG_NT_COUNT, nd->line, nd->col);
         if (d == UINT32_MAX)
             return UINT32_MAX;
         uint32_t items[2] = {i ? ch[i - 1] : 0, x};
