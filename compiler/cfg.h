@@ -89,9 +89,10 @@ uint32_t cfg_add_prod(cfg *g, uint32_t lhs, const uint32_t *items, uint32_t len)
 /* Returns the id of terminal set `s`, adding it if new; UINT32_MAX on OOM. */
 uint32_t cfg_tset(cfg *g, const bset256 *s);
 
-/* Rebuilds the grammar keeping only productions with keep[p] and the
- * nonterminals they mention (plus start), renumbering both (counts too, which
- * must name kept productions and mentioned exits); production order is kept. Returns GCG_ERR_NOMEM on failure (g unchanged). */
+/* Keeps only productions with keep[p] and the nonterminals they mention
+ * (plus start), renumbering both in place (counts too, which must name kept
+ * productions and mentioned exits); both orders are kept. Returns
+ * GCG_ERR_NOMEM on failure (g unchanged). */
 gcg_status cfg_compact(cfg *g, const bool *keep_prod);
 
 /* Productions grouped by lhs: first[nt]..first[nt+1] index into `list`. */
