@@ -32,9 +32,42 @@ static inline bool gcg_vec_push(vec *a, uint32_t x)
 bool gcg_vec_reserve(vec *a, uint32_t extra);
 void gcg_vec_free(vec *a);
 
+/* Makes room for one more key (doubling, rehashing); false on out of memory. */
+bool gcg_map64_grow(map64 *m);
+
+/* A 64-bit finalizer (from MurmurHash3): keys here are small structured
+ * integers or hashes already, so a full hash of 8 bytes is wasted work. */
+static inline uint32_t gcg_map64_mix(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return (uint32_t)k;
+}
+
 /* The value slot of `key`: with `insert`, created if absent (NULL only on out
- * of memory); without, NULL when absent. Slots move when the map grows. */
-uint32_t *gcg_map64_slot(map64 *m, uint64_t key, bool insert);
+ * of memory); without, NULL when absent. Slots move when the map grows.
+ * Inline: the symbolic simulation looks keys up hundreds of millions of
+ * times on large grammars, and a call costs as much as the probe. */
+static inline uint32_t *gcg_map64_slot(map64 *m, uint64_t key, bool insert)
+{
+    if (insert && 2 * (m->n + 1) > m->cap && !gcg_map64_grow(m))
+        return NULL;
+    if (!m->cap)
+        return NULL;
+    uint32_t h = gcg_map64_mix(key) & (m->cap - 1);
+    while (m->k[h] != UINT64_MAX && m->k[h] != key)
+        h = (h + 1) & (m->cap - 1);
+    if (m->k[h] == key)
+        return &m->v[h];
+    if (!insert)
+        return NULL;
+    m->k[h] = key, m->v[h] = UINT32_MAX;
+    m->n++;
+    return &m->v[h];
+}
 void gcg_map64_free(map64 *m);
 
 /* Sorts n records of `words` uint32 each (1 to 4) ascending, comparing
