@@ -1289,6 +1289,39 @@ void gcg_mask_sim_begin(mask_sim *c)
     c->acc_log.n = c->acc_floor = 0;
 }
 
+/* Walks the whole trie from the single stack w = [0, 1, top] over the
+ * reference `ref`, `offset` entries below the run's top. Its pending
+ * reductions come first (pre_reduce), then the walk starts from the reduced
+ * stack in its lowest form, and a form that some root walk has taken
+ * before is replayed from the memo: the states that close a key trie's
+ * node (each a reduction whatever the next byte) share the walk of the
+ * state they reduce to. With `shallow` set the walk is partial, and none of
+ * this applies. */
+static void root_run(mask_sim *c, uint32_t *w, uint32_t ref, uint32_t offset)
+{
+    bool whole = c->share && !c->shallow && ref != NONE;
+    if (whole) {
+        c->ref = ref;
+        pre_reduce(c, w);
+        if (w[0] > 0)
+            ref = lset_below(c, ref, w[0]), offset += w[0], w[0] = 0;
+    }
+    uint32_t id = ref == NONE ? NONE : stack_intern(c, w);
+    uint32_t set = id == NONE ? NONE : set_intern(c, &id, 1);
+    frame f;
+    if (!frame_at(c, 0, set, ref, offset, &f))
+        return;
+    if (whole) {
+        lower_frame(c, &f);
+        c->offset = f.offset;
+        uint32_t m = memo_find(c, 0, f.form, &f.memo_key);
+        if (m != NONE)
+            return memo_replay(c, m);
+        f.acc_mark = c->acc_floor = c->acc_log.n, f.cfg_mark = c->cfgs.n, f.memo = 1;
+    }
+    walk(c, f);
+}
+
 /* The walk from state s starts from the known stack [s] over the states
  * that can lie below it, offset 1: the same information as s alone, but a
  * walk that reduces s away lowers its reference to where other walks
@@ -1297,7 +1330,7 @@ void gcg_mask_sim_begin(mask_sim *c)
 void gcg_mask_sim_root(mask_sim *c, uint32_t state)
 {
     static const uint32_t empty[2] = {0, 0};
-    uint32_t n = c->pred_first[state + 1] - c->pred_first[state], w[3] = {0, 1, state};
+    uint32_t n = c->pred_first[state + 1] - c->pred_first[state], w[2 + MAX_KNOWN + 1] = {0, 1, state};
     frame f;
     if (n == 0) {
         if (single_frame(c, 0, state, empty, &f))
@@ -1307,10 +1340,7 @@ void gcg_mask_sim_root(mask_sim *c, uint32_t state)
     if (!gcg_vec_reserve(&c->layer, n))
         return (void)fail(c, GCG_ERR_NOMEM);
     memcpy(c->layer.v, c->pred + c->pred_first[state], (size_t)n * sizeof *c->pred);
-    uint32_t ref = lset_intern(c, c->layer.v, n), id = stack_intern(c, w);
-    uint32_t set = id == NONE ? NONE : set_intern(c, &id, 1);
-    if (frame_at(c, 0, set, ref, 1, &f))
-        walk(c, f);
+    root_run(c, w, lset_intern(c, c->layer.v, n), 1);
 }
 
 void gcg_mask_sim_set_shallow(mask_sim *c, uint32_t shallow)

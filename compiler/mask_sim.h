@@ -16,7 +16,9 @@
  * below a common state (a string in many places) is walked once in the
  * general form and resumed per place (see mask_sim.c). Reductions that only
  * wait for the next byte are taken after each shift where that is exact,
- * so that walks differing only in them meet.
+ * so that walks differing only in them meet; so are those of a root walk's
+ * state, and a root walk is replayed for every state whose reduced stack
+ * has the same lowest form.
  *
  * One run: gcg_mask_sim_begin, then gcg_mask_sim_root or any number of
  * gcg_mask_sim_resume / gcg_mask_sim_add_config, then read `cfgs` and
