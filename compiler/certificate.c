@@ -144,8 +144,8 @@ static gcg_status dedupe_set_ops(const mask_automaton *a, uint32_t n_lr_states, 
 #define FB_STACKS 96    /* coexisting stacks                                 */
 #define FB_WORK 1024    /* stacks met in one step (reductions included)      */
 #define FB_CONFIGS 20000
-#define FB_BUDGET 40000000ull /* actions read over the whole exploration    */
-#define FB_COMPARES 1000000000ull /* stack comparisons, likewise (a few s)  */
+#define FB_BUDGET 4000000ull /* actions read over the whole exploration     */
+#define FB_COMPARES 100000000ull /* stack comparisons, likewise              */
 #define FB_RED 0x7FFFFFF0u    /* level of this step's reductions (renamed)   */
 #define FB_SHIFT 0x7FFFFFF1u  /* level of this step's shifts                 */
 #define FB_FIRST 0x80000000u  /* flag: made in the fork's own step           */
