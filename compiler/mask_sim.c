@@ -389,6 +389,8 @@ static void sim_byte(mask_sim *c, uint32_t sim, uint32_t cls)
         }
         uint32_t top = w[1] ? w[1 + w[1]] : c->lset_data.v[c->lset_start.v[c->ref]];
         uint32_t a = lr_action(t, top, cls);
+        if ((c->consulted.n == 0 || c->consulted.v[c->consulted.n - 1] != top) && !gcg_vec_push(&c->consulted, top))
+            return (void)fail(c, GCG_ERR_NOMEM);
         bool alive = false;
         switch (GCG_ACT_KIND(a)) {
         case GCG_ACT_SHIFT:
@@ -490,7 +492,8 @@ static uint32_t form_of(mask_sim *c, uint32_t set, uint32_t ref)
         if (!gcg_vec_push(&c->form_set, set) || !gcg_vec_push(&c->form_ref, ref) ||
             !gcg_vec_push(&c->form_low, NONE) || !gcg_vec_push(&c->form_drop, 0) ||
             !gcg_vec_push(&c->form_loop, NONE) || !gcg_vec_push(&c->form_gen, NONE) ||
-            !gcg_vec_push(&c->form_dead, NONE) || !gcg_vec_push(&c->form_char, NONE))
+            !gcg_vec_push(&c->form_dead, NONE) || !gcg_vec_push(&c->form_char, NONE) ||
+            !gcg_vec_push(&c->form_behav, NONE))
             return fail(c, GCG_ERR_NOMEM), NONE;
         *slot = id;
     }
@@ -607,6 +610,52 @@ static bool steps_reserve(mask_sim *c)
     return true;
 }
 
+/* ---- classes that behave alike ------------------------------------------
+ *
+ * A step is a function of the actions it reads: the gotos, the reference's
+ * consensus and the pending reductions taken after the shift do not depend
+ * on the byte class. So once a class has been stepped from a form, another
+ * class on which every state that step consulted acts alike has the same
+ * step (as the fork exploration skips classes, certificate.c). From a state
+ * inside a key trie, the seventy-odd classes that leave the declared keys
+ * all shift into the same string body: one is simulated, the others are
+ * looked up. */
+
+#define BEHAV_MAX 16 /* behaviour records kept per form */
+
+/* The step of a class that behaves on `form` as `cls` does, or NONE. */
+static uint32_t behav_find(const mask_sim *c, uint32_t form, uint32_t cls)
+{
+    const lr_tables *t = c->lr;
+    for (uint32_t r = c->form_behav.v[form]; r != NONE; r = c->behav.v[r]) {
+        const uint32_t *b = c->behav.v + r;
+        uint32_t i = 0;
+        while (i < b[2] && lr_action(t, b[3 + i], cls) == lr_action(t, b[3 + i], b[1]))
+            i++;
+        if (i == b[2])
+            return c->direct[(uint64_t)form * t->n_terms + b[1]];
+    }
+    return NONE;
+}
+
+/* Records that the step of `form` on `cls` just computed read the actions
+ * of c->consulted (at most BEHAV_MAX records per form). */
+static void behav_keep(mask_sim *c, uint32_t form, uint32_t cls)
+{
+    uint32_t n = 0;
+    for (uint32_t r = c->form_behav.v[form]; r != NONE; r = c->behav.v[r])
+        n++;
+    if (n >= BEHAV_MAX)
+        return;
+    uint32_t at = c->behav.n;
+    if (!gcg_vec_reserve(&c->behav, 3 + c->consulted.n))
+        return (void)fail(c, GCG_ERR_NOMEM);
+    c->behav.v[at] = c->form_behav.v[form], c->behav.v[at + 1] = cls, c->behav.v[at + 2] = c->consulted.n;
+    memcpy(c->behav.v + at + 3, c->consulted.v, (size_t)c->consulted.n * sizeof *c->consulted.v);
+    c->behav.n += 3 + c->consulted.n;
+    c->form_behav.v[form] = at;
+}
+
 /* The step of form `form` on class cls, computed on first use. A form is
  * one (stack set, reference) pair, so the table indexed by form and class
  * is the whole store: no hashing on the walk's path. */
@@ -624,10 +673,15 @@ static const uint32_t *step_get(mask_sim *c, uint32_t form, uint32_t cls)
         c->direct[di] = DEAD_STEP;
         return c->steps.v + (size_t)DEAD_STEP * STEP_WORDS;
     }
-    c->ref = c->form_ref.v[form];
-    uint32_t idx = step_compute(c, c->form_set.v[form], cls);
-    if (idx == NONE)
-        return NULL;
+    uint32_t idx = behav_find(c, form, cls);
+    if (idx == NONE) {
+        c->ref = c->form_ref.v[form];
+        c->consulted.n = 0;
+        idx = step_compute(c, c->form_set.v[form], cls);
+        if (idx == NONE)
+            return NULL;
+        behav_keep(c, form, cls);
+    }
     c->direct[di] = idx;
     return c->steps.v + (size_t)idx * STEP_WORDS;
 }
@@ -1274,7 +1328,8 @@ void gcg_mask_sim_free(mask_sim *c)
                  &c->sset_start, &c->sset_len, &c->sset_data, &c->steps, &c->step_reads, &c->ids,
                  &c->lset_start, &c->lset_len, &c->lset_data, &c->reads, &c->acc_log, &c->memo,
                  &c->memo_data, &c->pos, &c->merged, &c->form_set, &c->form_ref, &c->form_low, &c->form_drop,
-                 &c->form_loop, &c->form_gen, &c->form_dead, &c->form_char, &c->dead};
+                 &c->form_loop, &c->form_gen, &c->form_dead, &c->form_char, &c->dead, &c->form_behav,
+                 &c->behav, &c->consulted};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     map64 *ms[] = {&c->consensus, &c->stack_ids, &c->sset_ids, &c->lset_ids, &c->lset_down,

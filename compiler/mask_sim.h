@@ -97,6 +97,11 @@ typedef struct mask_sim {
                                         CHAR_STATES), else NONE               */
     vec dead;                        /* err_words bit words (as uint32 pairs)
                                         per form asked                         */
+    vec form_behav;                  /* ... their first behaviour record, NONE */
+    vec behav;                       /* behaviour records: [next, class, n,
+                                        the n states whose actions it read]    */
+    vec consulted;                   /* states whose actions the step in hand
+                                        read                                   */
     map64 form_ids;
     map64 resume_forms;              /* (q, to) -> the form of [to] over {q}    */
     uint32_t *stamp, gen;
