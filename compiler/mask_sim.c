@@ -673,14 +673,15 @@ static const uint32_t *step_get(mask_sim *c, uint32_t form, uint32_t cls)
         c->direct[di] = DEAD_STEP;
         return c->steps.v + (size_t)DEAD_STEP * STEP_WORDS;
     }
-    uint32_t idx = behav_find(c, form, cls);
+    uint32_t idx = c->share ? behav_find(c, form, cls) : NONE; /* the plain walk simulates every class */
     if (idx == NONE) {
         c->ref = c->form_ref.v[form];
         c->consulted.n = 0;
         idx = step_compute(c, c->form_set.v[form], cls);
         if (idx == NONE)
             return NULL;
-        behav_keep(c, form, cls);
+        if (c->share)
+            behav_keep(c, form, cls);
     }
     c->direct[di] = idx;
     return c->steps.v + (size_t)idx * STEP_WORDS;

@@ -130,8 +130,10 @@ typedef struct mask_sim {
     uint64_t *loops;                 /* 5 words each: the bytes whose step keeps
                                         a lowest form as it is, then flags     */
     uint32_t n_loops, cap_loops;
-    bool share;                      /* take loop subtrees whole, pre-reduce and
-                                        walk general forms (else the plain walk) */
+    bool share;                      /* take loop subtrees whole, pre-reduce,
+                                        replay root walks, share steps between
+                                        classes and walk general forms (else
+                                        the plain walk)                        */
     uint64_t visits;                 /* trie nodes entered, all runs            */
     uint32_t shallow;                /* skip subtrees no deeper than this (0: none) */
     gcg_status st;                   /* first failure                           */
