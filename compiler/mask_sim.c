@@ -773,7 +773,8 @@ static void memo_replay(mask_sim *c, uint32_t id)
         accept_range(c, c->memo_data.v[m[0]], c->memo_data.v[m[0] + 1]);
         first = 2;
     }
-    if (!gcg_vec_reserve(&c->acc_log, m[1] - first) || !gcg_vec_reserve(&c->cfgs, m[3]))
+    /* one more than needed: an empty vector has no buffer to point into */
+    if (!gcg_vec_reserve(&c->acc_log, m[1] - first + 1) || !gcg_vec_reserve(&c->cfgs, m[3] + 1))
         return (void)fail(c, GCG_ERR_NOMEM);
     memcpy(c->acc_log.v + c->acc_log.n, c->memo_data.v + m[0] + first, (size_t)(m[1] - first) * sizeof(uint32_t));
     c->acc_log.n += m[1] - first;
@@ -788,7 +789,7 @@ static void memo_replay(mask_sim *c, uint32_t id)
 static void memo_store(mask_sim *c, const frame *f)
 {
     uint32_t id = c->memo.n / MEMO_WORDS, acc_n = c->acc_log.n - f->acc_mark, cfg_n = c->cfgs.n - f->cfg_mark;
-    if (!gcg_vec_reserve(&c->memo_data, acc_n + cfg_n))
+    if (!gcg_vec_reserve(&c->memo_data, acc_n + cfg_n + 1)) /* + 1: a walk may log nothing */
         return (void)fail(c, GCG_ERR_NOMEM);
     uint32_t at = c->memo_data.n, *out = c->memo_data.v + at, n = 0;
     for (uint32_t i = f->acc_mark; i < c->acc_log.n; i += 2) { /* neighbours merged: replays copy */
