@@ -815,6 +815,13 @@ static void memo_store(mask_sim *c, const frame *f)
         fail(c, GCG_ERR_NOMEM);
 }
 
+/* Starts recording the walk below frame f as a memo entry (memo_store keeps
+ * it when the walk is done): no interval logged before may grow into it. */
+static void memo_begin(mask_sim *c, frame *f)
+{
+    f->acc_mark = c->acc_floor = c->acc_log.n, f->cfg_mark = c->cfgs.n, f->memo = 1;
+}
+
 /* ---- the lowest equivalent frame ------------------------------------------
  *
  * Stacks [0, k, K, K2...] that all start with the same known state K, over
@@ -884,6 +891,18 @@ static void lower_frame(mask_sim *c, frame *f)
     uint32_t drop, low = form_lowest(c, f->form, &drop);
     if (low != NONE)
         f->form = low, f->offset -= drop;
+}
+
+/* Frame f in its lowest form; true when a walk below its node in that form
+ * is known and has just been replayed. */
+static bool memo_replayed(mask_sim *c, frame *f)
+{
+    lower_frame(c, f);
+    c->offset = f->offset;
+    uint32_t id = memo_find(c, f->node, f->form, &f->memo_key);
+    if (id != NONE)
+        memo_replay(c, id);
+    return id != NONE;
 }
 
 /* ---- subtrees that keep the stacks ----------------------------------------
@@ -1156,7 +1175,7 @@ static void walk_general(mask_sim *c, frame f, uint32_t g)
     if (id != NONE) {
         memo_replay(c, id);
     } else {
-        gf.acc_mark = c->acc_floor = c->acc_log.n, gf.cfg_mark = c->cfgs.n, gf.memo = 1;
+        memo_begin(c, &gf);
         walk_nested(c, gf);
     }
     uint32_t mid = c->acc_log.n;
@@ -1192,18 +1211,11 @@ static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *t
                   .memo_key = UINT64_MAX, .low = low};
     if (c->trie->end[child] - child < MEMO_MIN)
         return true;
-    lower_frame(c, to);
-    c->offset = to->offset;
-    uint32_t id = memo_find(c, child, to->form, &to->memo_key);
-    if (id != NONE) {
-        memo_replay(c, id);
+    if (memo_replayed(c, to))
         return false;
-    }
     if (c->trie->depth[child] < c->shallow)
         return true; /* some subtrees below are skipped: not a whole walk */
-    /* The walk below is recorded from here: no interval logged before may
-     * grow into it. */
-    to->acc_mark = c->acc_floor = c->acc_log.n, to->cfg_mark = c->cfgs.n, to->memo = 1;
+    memo_begin(c, to);
     uint32_t g = c->share ? form_general(c, to->form) : DEAD;
     if (g == DEAD)
         return true;
@@ -1260,15 +1272,23 @@ static void walk(mask_sim *c, frame top)
     }
 }
 
-/* A frame at trie node `node` holding the stack set `set` over the
- * reference `ref`, offset `offset`; false on failure. */
-static bool frame_at(mask_sim *c, uint32_t node, uint32_t set, uint32_t ref, uint32_t offset, frame *f)
+/* A frame at trie node `node` in form `form`, offset `offset`; false on
+ * failure (form NONE). */
+static bool form_frame(mask_sim *c, uint32_t node, uint32_t form, uint32_t offset, frame *f)
 {
-    uint32_t form = set == NONE || ref == NONE ? NONE : form_of(c, set, ref), drop;
+    uint32_t drop;
     *f = (frame){.node = node, .child = node + 1, .form = form, .offset = offset, .memo_key = UINT64_MAX, .low = NONE};
     if (form != NONE && c->share)
         f->low = form_lowest(c, form, &drop);
     return form != NONE && c->st == GCG_OK;
+}
+
+/* A frame at trie node `node` holding the stack set `set` over the
+ * reference `ref`, offset `offset`; false on failure. */
+static bool frame_at(mask_sim *c, uint32_t node, uint32_t set, uint32_t ref, uint32_t offset, frame *f)
+{
+    uint32_t form = set == NONE || ref == NONE ? NONE : form_of(c, set, ref);
+    return form_frame(c, node, form, offset, f);
 }
 
 /* A frame at trie node `node` holding the single stack w over the
@@ -1369,12 +1389,9 @@ static void root_run(mask_sim *c, uint32_t *w, uint32_t ref, uint32_t offset)
     if (!frame_at(c, 0, set, ref, offset, &f))
         return;
     if (whole) {
-        lower_frame(c, &f);
-        c->offset = f.offset;
-        uint32_t m = memo_find(c, 0, f.form, &f.memo_key);
-        if (m != NONE)
-            return memo_replay(c, m);
-        f.acc_mark = c->acc_floor = c->acc_log.n, f.cfg_mark = c->cfgs.n, f.memo = 1;
+        if (memo_replayed(c, &f))
+            return;
+        memo_begin(c, &f);
     }
     walk(c, f);
 }
@@ -1426,12 +1443,8 @@ void gcg_mask_sim_resume(mask_sim *c, uint32_t node, uint32_t q, uint32_t to)
 {
     if (c->shallow && c->trie->height[node] <= c->shallow)
         return; /* every token and configuration below is a short one */
-    uint32_t form = resume_form(c, q, to), drop;
-    if (form == NONE)
-        return;
-    frame parent = {.node = node, .child = node + 1, .form = form, .memo_key = UINT64_MAX,
-                    .low = c->share ? form_lowest(c, form, &drop) : NONE};
-    if (enter_child(c, &parent, node, &c->frames[0]))
+    frame parent;
+    if (form_frame(c, node, resume_form(c, q, to), 0, &parent) && enter_child(c, &parent, node, &c->frames[0]))
         walk(c, c->frames[0]);
 }
 
