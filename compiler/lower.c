@@ -334,7 +334,35 @@ static uint32_t upto(lower_ctx *c, uint32_t x, uint32_t k, const gbnf_node *nd)
     return u;
 }
 
-/* X{m,n}: m copies of x, then x* (n infinite) or X{0,n-m}. */
+/* X{m} for m of at least EXACT_CHAIN: D_m over a chain of its own, not m
+ * copies in the production. The LR states inside the copies are the same in
+ * number, but as chain links the horizon (horizon.h) can show that a state
+ * behaves as the next one renamed for as many bytes as separate it from the
+ * chain's end, and share its vocabulary walk; the states of inline copies
+ * differ by their place in one production and each walk is its own. Below
+ * the threshold the copies are too few to share much. */
+#define EXACT_CHAIN 16
+
+static uint32_t exact(lower_ctx *c, uint32_t x, uint32_t k, const gbnf_node *nd)
+{
+    rep_memo *m = rep_for(c, x);
+    if (!m)
+        return UINT32_MAX;
+    free(m->chain);
+    m->chain = NULL, m->n_chain = 0;
+    uint32_t d = chain_link(c, x, k, nd);
+    if (d == UINT32_MAX)
+        return UINT32_MAX;
+    /* E -> D_k, as U is for X{0,k}: the rule that holds E is not a rule
+     * over a chain, and merges with its equals wherever they are used
+     * (normalize.c); only E must sit in the same place as its equals. */
+    char what[32];
+    snprintf(what, sizeof what, "exactly%u", k);
+    uint32_t e = new_nt(c, what, CFG_NT_GROUP, nd->line, nd->col);
+    return e != UINT32_MAX && emit(c, e, &d, 1) ? e : UINT32_MAX;
+}
+
+/* X{m,n}: m copies of x (or their chain), then x* (n infinite) or X{0,n-m}. */
 static bool lower_repeat(lower_ctx *c, const gbnf_node *nd)
 {
     uint32_t min = nd->min, max = nd->max, limit = c->limits.max_repeat;
@@ -351,7 +379,12 @@ static bool lower_repeat(lower_ctx *c, const gbnf_node *nd)
     uint32_t x = symbol_for(c, nd->kids[0]);
     if (x == UINT32_MAX)
         return false;
-    for (uint32_t i = 0; i < min; i++)
+    if (min >= EXACT_CHAIN) {
+        uint32_t d = exact(c, x, min, nd);
+        if (d == UINT32_MAX || !push(c, d))
+            return false;
+    }
+    for (uint32_t i = 0; min < EXACT_CHAIN && i < min; i++)
         if (!push(c, x))
             return false;
     if (max == min)

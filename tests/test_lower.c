@@ -408,8 +408,19 @@ START_TEST(test_repeat_at_limit)
 {
     lowered l;
     lowered_ok("root ::= \"x\"{1048576}\n", &l);
-    ck_assert_uint_eq(l.g.n_prods, 2);
-    ck_assert_uint_eq(l.g.prods[1].len, 1048576);
+    /* $start, count0..count1048576 (a chain of its own: EXACT_CHAIN),
+     * exactly1048576 -> count1048576, root -> exactly1048576 */
+    ck_assert_uint_eq(l.g.n_prods, 1 + 1048577 + 1 + 1);
+    uint32_t last = nt_named(&l.g, "root/count1048576@1:10");
+    uint32_t exactly = nt_named(&l.g, "root/exactly1048576@1:10");
+    ck_assert_uint_ne(last, UINT32_MAX);
+    ck_assert_uint_ne(exactly, UINT32_MAX);
+    const cfg_prod *e = &l.g.prods[l.g.n_prods - 2], *top = &l.g.prods[l.g.n_prods - 1];
+    ck_assert_uint_eq(e->lhs, exactly);
+    ck_assert_uint_eq(e->len, 1);
+    ck_assert_uint_eq(l.g.rhs[e->rhs], last);
+    ck_assert_uint_eq(top->len, 1);
+    ck_assert_uint_eq(l.g.rhs[top->rhs], exactly);
     lowered_free(&l);
     lowered_ok("root ::= \"x\"{0,1048576}\n", &l);
     /* $start, count0..count1048576, upto1048576 (1048577 alternatives),

@@ -167,7 +167,11 @@ static uint32_t gen_item(rg_grammar *g, uint32_t depth)
         return rep(g, p, 0, 1);
     uint32_t m = below(r, 3), n = m + below(r, 3);
     switch (below(r, 4)) {
-    case 0: return rep(g, p, m, m);         /* {m}   */
+    case 0: /* {m}; every fourth over a literal or class long enough to be
+             * a chain (lower.c, EXACT_CHAIN), drawing nothing from r */
+        if (g->nodes[p].kind <= RG_ANY && g->n_nodes % 4 == 1)
+            return rep(g, p, 16 + g->n_nodes % 8, 16 + g->n_nodes % 8);
+        return rep(g, p, m, m);
     case 1: return rep(g, p, m, RG_INF);    /* {m,}  */
     case 2: return rep(g, p, m, n);         /* {m,n} */
     default: /* {,n}; every fourth over a literal or class long enough to
