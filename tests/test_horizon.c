@@ -35,9 +35,9 @@ static const char *const grammars[] = {
     "root ::= (\"a\"{0,20} \"b\"){0,15}\n",
     "root ::= \"{\" (kv (\",\" kv){0,9})? \"}\"\nkv ::= \"\\\"\" [a-z]{1,30} \"\\\":\" [0-9]{1,20}\n",
     "root ::= \"(\" root \")\" | [ab]{0,33}\n",
-    /* exact counts of at least 16 are chains too (lower.c, EXACT_CHAIN) */
+    /* exact counts of at least 20 are chains too (lower.c, EXACT_CHAIN) */
     "root ::= \"\\\"\" [a-c]{24} [ab]{0,9} \"\\\"\"\n",
-    "root ::= \"[\" (\"ab\" | \"c\"){17} \"]\"\n",
+    "root ::= \"[\" (\"ab\" | \"c\"){21} \"]\"\n",
     "root ::= \"\\\"\" ([a-c]{0,0} | [a-c]{20} [a-c]* | [a-c]* [x,] [a-cx,]*) \"\\\"\"\n",
 };
 

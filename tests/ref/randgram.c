@@ -170,7 +170,7 @@ static uint32_t gen_item(rg_grammar *g, uint32_t depth)
     case 0: /* {m}; every fourth over a literal or class long enough to be
              * a chain (lower.c, EXACT_CHAIN), drawing nothing from r */
         if (g->nodes[p].kind <= RG_ANY && g->n_nodes % 4 == 1)
-            return rep(g, p, 16 + g->n_nodes % 8, 16 + g->n_nodes % 8);
+            return rep(g, p, 20 + g->n_nodes % 8, 20 + g->n_nodes % 8);
         return rep(g, p, m, m);
     case 1: return rep(g, p, m, RG_INF);    /* {m,}  */
     case 2: return rep(g, p, m, n);         /* {m,n} */
