@@ -308,11 +308,9 @@ static uint32_t chain_link(lower_ctx *c, uint32_t x, uint32_t j, const gbnf_node
     return ch[j];
 }
 
-/* X{0,k}: U -> D_0 | D_1 | ... | D_k, over a chain of its own: where two
- * repetitions shared one, the states after D_j differ by place, so reducing
- * a link needed the stack below (a read configuration per link, and a
- * vocabulary walk for each). */
-static uint32_t upto(lower_ctx *c, uint32_t x, uint32_t k, const gbnf_node *nd)
+/* A chain of its own for x up to D_k (the memo's chain is dropped, not
+ * extended: see upto) and a new group nonterminal NAMEk to hold it. */
+static uint32_t chain_group(lower_ctx *c, uint32_t x, uint32_t k, const char *name, const gbnf_node *nd)
 {
     rep_memo *m = rep_for(c, x);
     if (!m)
@@ -322,8 +320,17 @@ static uint32_t upto(lower_ctx *c, uint32_t x, uint32_t k, const gbnf_node *nd)
     if (chain_link(c, x, k, nd) == UINT32_MAX)
         return UINT32_MAX;
     char what[32];
-    snprintf(what, sizeof what, "upto%u", k);
-    uint32_t u = new_nt(c, what, CFG_NT_GROUP, nd->line, nd->col);
+    snprintf(what, sizeof what, "%s%u", name, k);
+    return new_nt(c, what, CFG_NT_GROUP, nd->line, nd->col);
+}
+
+/* X{0,k}: U -> D_0 | D_1 | ... | D_k, over a chain of its own: where two
+ * repetitions shared one, the states after D_j differ by place, so reducing
+ * a link needed the stack below (a read configuration per link, and a
+ * vocabulary walk for each). */
+static uint32_t upto(lower_ctx *c, uint32_t x, uint32_t k, const gbnf_node *nd)
+{
+    uint32_t u = chain_group(c, x, k, "upto", nd);
     if (u == UINT32_MAX)
         return UINT32_MAX;
     for (uint32_t j = 0; j <= k; j++) {
@@ -347,23 +354,16 @@ static uint32_t upto(lower_ctx *c, uint32_t x, uint32_t k, const gbnf_node *nd)
  * schema: 1,123 LR states and 17 ms inline, 2,323 and 117 ms as chains). */
 #define EXACT_CHAIN 20
 
+/* E -> D_k, as U is for X{0,k}: the rule that holds E is not a rule over a
+ * chain, and merges with its equals wherever they are used (normalize.c);
+ * only E must sit in the same place as its equals. */
 static uint32_t exact(lower_ctx *c, uint32_t x, uint32_t k, const gbnf_node *nd)
 {
-    rep_memo *m = rep_for(c, x);
-    if (!m)
+    uint32_t e = chain_group(c, x, k, "exactly", nd);
+    if (e == UINT32_MAX)
         return UINT32_MAX;
-    free(m->chain);
-    m->chain = NULL, m->n_chain = 0;
-    uint32_t d = chain_link(c, x, k, nd);
-    if (d == UINT32_MAX)
-        return UINT32_MAX;
-    /* E -> D_k, as U is for X{0,k}: the rule that holds E is not a rule
-     * over a chain, and merges with its equals wherever they are used
-     * (normalize.c); only E must sit in the same place as its equals. */
-    char what[32];
-    snprintf(what, sizeof what, "exactly%u", k);
-    uint32_t e = new_nt(c, what, CFG_NT_GROUP, nd->line, nd->col);
-    return e != UINT32_MAX && emit(c, e, &d, 1) ? e : UINT32_MAX;
+    uint32_t d = rep_for(c, x)->chain[k];
+    return emit(c, e, &d, 1) ? e : UINT32_MAX;
 }
 
 /* X{m,n}: m copies of x (or their chain), then x* (n infinite) or X{0,n-m}. */
