@@ -504,6 +504,8 @@ typedef struct merge_ctx {
     bool *chained;         /* per class: holds a chain link or a rule over one */
     uint64_t *color;       /* equal only where the places are (chain classes) */
     uint64_t *place;       /* per nonterminal: its places in the pass, hashed */
+    uint32_t *down;        /* chain link -> the link it extends (D_j -> D_{j-1}) */
+    bool *extended;        /* a link some other link extends                  */
 } merge_ctx;
 
 static int mprod_cmp(const void *x, const void *y)
@@ -645,6 +647,43 @@ static void hash_places(merge_ctx *m)
     }
 }
 
+/* down[a] = b for a chain link whose one production is a -> b x with b a
+ * link (NONE otherwise), and which links are so extended. The passes map
+ * the grammar without changing it, so this is computed once. */
+static void index_links(merge_ctx *m)
+{
+    const cfg *g = m->g;
+    memset(m->down, 0xff, (size_t)g->n_nts * sizeof *m->down);
+    memset(m->extended, 0, g->n_nts);
+    for (uint32_t a = 0; a < g->n_nts; a++) {
+        uint32_t first = m->ix.first[a], n = m->ix.first[a + 1] - first;
+        if (g->nts[a].kind != CFG_NT_COUNT || n != 1)
+            continue;
+        const cfg_prod *pr = &g->prods[m->ix.list[first]];
+        uint32_t b = pr->len == 2 ? g->rhs[pr->rhs] : UINT32_MAX;
+        if (b != UINT32_MAX && !CFG_IS_TERM(b) && g->nts[b].kind == CFG_NT_COUNT && b != a)
+            m->down[a] = b, m->extended[b] = true;
+    }
+}
+
+/* Hands each link's color down its chain, top first. A link's place is the
+ * link that extends it (and U for X{0,n}), so a split at a chain's top
+ * reaches its bottom in one pass instead of one link per pass: X{m}, whose
+ * links only E and the next link use, would otherwise need m passes
+ * whenever equal chains sit in different places. Colors that differ never
+ * meet again, so this splits only what the passes would. */
+static void color_down(merge_ctx *m)
+{
+    for (uint32_t t = 0; t < m->g->n_nts; t++) {
+        if (m->extended[t] || m->down[t] == UINT32_MAX)
+            continue;
+        for (uint32_t x = t; m->down[x] != UINT32_MAX; x = m->down[x]) {
+            uint32_t b = m->down[x];
+            m->color[b] = XXH3_64bits_withSeed(&m->color[x], sizeof m->color[x], m->color[b]);
+        }
+    }
+}
+
 /* Refines the colors of chain classes by places; returns whether some
  * class had members in different places (the pass must be redone). */
 static bool refine_misplaced(merge_ctx *m)
@@ -658,6 +697,8 @@ static bool refine_misplaced(merge_ctx *m)
     for (uint32_t a = 0; a < g->n_nts && misplaced; a++)
         if (m->chained[m->rep[a]])
             m->color[a] = XXH3_64bits_withSeed(&m->place[a], sizeof m->place[a], m->color[a]);
+    if (misplaced)
+        color_down(m);
     return misplaced;
 }
 
@@ -710,7 +751,7 @@ static void merge_ctx_free(merge_ctx *m)
 {
     cfg_index_free(&m->ix);
     free(m->by_nt), free(m->order), free(m->rep), free(m->mrhs), free(m->blocked), free(m->chained);
-    free(m->color), free(m->place);
+    free(m->color), free(m->place), free(m->down), free(m->extended);
 }
 
 /* Passes until no chain class has members in different places: each pass
@@ -742,9 +783,12 @@ static gcg_status merge_equal_nts(cfg *g)
     m.rep = malloc(nn * sizeof *m.rep), m.mrhs = malloc(nr * sizeof *m.mrhs);
     m.blocked = calloc(nn, 1), m.chained = malloc(nn);
     m.color = calloc(nn, sizeof *m.color), m.place = malloc(nn * sizeof *m.place);
+    m.down = malloc(nn * sizeof *m.down), m.extended = malloc(nn);
     if (st == GCG_OK && (!m.by_nt || !m.order || !m.rep || !m.mrhs || !m.blocked || !m.chained || !m.color ||
-                         !m.place))
+                         !m.place || !m.down || !m.extended))
         st = GCG_ERR_NOMEM;
+    if (st == GCG_OK)
+        index_links(&m);
     if (st == GCG_OK) {
         m.blocked[g->start] = true;
         st = merge_order(&m);

@@ -758,6 +758,24 @@ START_TEST(test_equal_rules_merged)
 }
 END_TEST
 
+/* Exact counts of one x in different places: their links start merged and
+ * the places tell them apart from the top down. Handed down each chain in
+ * one pass, that takes a few passes; one link a pass, it would run out of
+ * passes and block every chain from merging, a and b's included. */
+START_TEST(test_exact_chains_split_in_few_passes)
+{
+    normed n;
+    const char *src = "root ::= a b c d\na ::= \"x\"{0,2} \"!\"\nb ::= \"x\"{0,2} \"!\"\n"
+                      "c ::= \"[\" \"x\"{25} \"]\"\nd ::= \"(\" \"x\"{30} \")\"\n";
+    ck_assert_int_eq(normalize_any(src, &n, true), GCG_OK);
+    bool has_a = nt_named(&n.g, "a") != UINT32_MAX, has_b = nt_named(&n.g, "b") != UINT32_MAX;
+    ck_assert(has_a != has_b);
+    ck_assert_uint_eq(count_kind(&n.g, CFG_NT_COUNT), 3 + 26 + 31); /* a's (b's merged), c's, d's */
+    check_invariants(&n.g, "exact chains");
+    normed_free(&n);
+}
+END_TEST
+
 /* Rules that derive themselves are not compared (hash-consing cannot):
  * two equal lists stay two. */
 START_TEST(test_recursive_rules_kept)
@@ -966,6 +984,7 @@ static Suite *normalize_suite(void)
     tcase_add_test(tc, test_unit_cycle_collapsed);
     tcase_add_test(tc, test_duplicates_merged);
     tcase_add_test(tc, test_equal_rules_merged);
+    tcase_add_test(tc, test_exact_chains_split_in_few_passes);
     tcase_add_test(tc, test_recursive_rules_kept);
     tcase_add_test(tc, test_key_trie_left_linear);
     tcase_add_test(tc, test_tail_group_without_shared_end_kept);
