@@ -674,10 +674,14 @@ static void index_links(merge_ctx *m)
  * meet again, so this splits only what the passes would. */
 static void color_down(merge_ctx *m)
 {
-    for (uint32_t t = 0; t < m->g->n_nts; t++) {
+    uint32_t n = m->g->n_nts;
+    for (uint32_t t = 0; t < n; t++) {
         if (m->extended[t] || m->down[t] == UINT32_MAX)
             continue;
-        for (uint32_t x = t; m->down[x] != UINT32_MAX; x = m->down[x]) {
+        /* links only extend earlier links (lower.c), so no walk loops; the
+         * bound keeps it so whatever the grammar */
+        uint32_t steps = 0;
+        for (uint32_t x = t; m->down[x] != UINT32_MAX && steps++ < n; x = m->down[x]) {
             uint32_t b = m->down[x];
             m->color[b] = XXH3_64bits_withSeed(&m->color[x], sizeof m->color[x], m->color[b]);
         }
