@@ -319,9 +319,7 @@ static uint32_t chain_group(lower_ctx *c, uint32_t x, uint32_t k, const char *na
     m->chain = NULL, m->n_chain = 0;
     if (chain_link(c, x, k, nd) == UINT32_MAX)
         return UINT32_MAX;
-    char what[32];
-    snprintf(what, sizeof what, "%s%u", name, k);
-    return new_nt(c, what, CFG_NT_GROUP, nd->line, nd->col);
+    return new_nt_n(c, name, k, CFG_NT_GROUP, nd->line, nd->col);
 }
 
 /* X{0,k}: U -> D_0 | D_1 | ... | D_k, over a chain of its own: where two
