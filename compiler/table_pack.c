@@ -1,23 +1,32 @@
 /* table_pack.c — row displacement with check tags (Tarjan and Yao, "Storing
  * a sparse table", CACM 1979; the packing yacc and lemon use): rows, most
  * entries first, go to the first base where all their entries land on free
- * slots. The search for a base tries at most MAX_SCAN free slots for the
- * row's first entry (found by a union-find over occupied runs, so filled
- * stretches cost nothing), after which the row goes past the last used
- * slot: packing stays linear in the number of entries.
+ * slots.
+ *
+ * The search tests 64 bases at a time (a bit per base, one shifted word of
+ * the occupancy per column). When none fits, it skips ahead: a column that
+ * lands on a busy slot keeps landing on busy slots until the end of that
+ * occupied run (found by a union-find over occupied runs), so every base
+ * before the run's end fails and none is tried. A search that jumps only by
+ * the first column stalls where many rows share a column far from their
+ * first (a schema grammar's gotos on one list nonterminal: 12k columns,
+ * thousands of rows): their first columns found free slots that the shared
+ * column's run then refused, and after a fixed number of tries each row went
+ * past the used slots, 58M slots for 34k entries. Skipping by the column that
+ * collides finds the first fit there in a few windows. A search that still
+ * tries MAX_WINDOWS windows puts the row just past the used slots, the first
+ * base that always fits, so packing stays linear in the number of entries.
  *
  * Rows with the same columns (a counted repetition's states differ only in
  * their targets) fail at the same bases, and slots only ever fill: a search
- * resumes where the last one of its column pattern stopped, with the free
- * slots it passed counted by a Fenwick tree over the occupancy, so a
- * thousand such rows do not each rescan the table. */
+ * resumes after the base where the last one of its column pattern went. */
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
 
 #include "table_pack.h"
 
-#define MAX_SCAN 1024 /* slots looked at per row before appending it */
+#define MAX_WINDOWS 256 /* windows of 64 bases tried per row before appending it */
 
 typedef struct packer {
     const uint32_t *start, *cols, *vals;
@@ -25,12 +34,11 @@ typedef struct packer {
     uint32_t *next;          /* per slot: itself when free, else a slot
                                 further on towards the next free one       */
     uint64_t *occ;           /* per slot: one bit, set when occupied       */
-    uint32_t *fen;           /* Fenwick tree over occ's words: occupied slots */
     uint64_t cap, used;      /* slots allocated; past the last occupied one */
     uint32_t *pat;           /* column patterns: open addressing, a row each */
     uint64_t pat_cap;
-    uint64_t *resume;        /* per pattern's row: no base of the pattern fits
-                                with its first column on a slot below this  */
+    uint64_t *resume;        /* per pattern's row: no base below this fits
+                                the pattern                                  */
 } packer;
 
 static uint32_t row_len(const packer *p, uint32_t r)
@@ -75,50 +83,6 @@ static bool share_rows(const packer *p, uint32_t n_rows, uint32_t *rep)
     return true;
 }
 
-/* ---- occupied slots counted (Fenwick, "A new data structure for
- * cumulative frequency tables", 1994), one leaf per word of occ --------- */
-
-static uint64_t fen_words(const packer *p)
-{
-    return p->cap / 64 + 2;
-}
-
-/* The tree over the words of occ as they are: linear, each node's sum
- * handed to its parent. */
-static void fen_build(packer *p)
-{
-    uint64_t n = fen_words(p);
-    for (uint64_t i = 1; i <= n; i++)
-        p->fen[i] = (uint32_t)__builtin_popcountll(p->occ[i - 1]);
-    for (uint64_t i = 1; i <= n; i++) {
-        uint64_t up = i + (i & (0 - i));
-        if (up <= n)
-            p->fen[up] += p->fen[i];
-    }
-}
-
-static void fen_add(packer *p, uint64_t word)
-{
-    uint64_t n = fen_words(p);
-    for (uint64_t i = word + 1; i <= n; i += i & (0 - i))
-        p->fen[i]++;
-}
-
-/* Occupied slots below slot x. */
-static uint64_t occupied_below(const packer *p, uint64_t x)
-{
-    uint64_t w = x / 64, sum = 0;
-    for (uint64_t i = w; i > 0; i -= i & (0 - i))
-        sum += p->fen[i];
-    return sum + (x % 64 ? (uint64_t)__builtin_popcountll(p->occ[w] << (64 - x % 64)) : 0);
-}
-
-/* Free slots in [a, b), a <= b <= cap. */
-static uint64_t free_between(const packer *p, uint64_t a, uint64_t b)
-{
-    return (b - a) - (occupied_below(p, b) - occupied_below(p, a));
-}
-
 static bool reserve(packer *p, uint64_t need)
 {
     if (need <= p->cap)
@@ -139,15 +103,11 @@ static bool reserve(packer *p, uint64_t need)
         memset(oc + (p->cap ? p->cap / 64 + 2 : 0), 0, (c / 64 + 2 - (p->cap ? p->cap / 64 + 2 : 0)) * sizeof *oc);
         p->occ = oc;
     }
-    uint32_t *fen = realloc(p->fen, (c / 64 + 3) * sizeof *fen);
-    if (fen)
-        p->fen = fen;
-    if (!s || !nx || !oc || !fen)
+    if (!s || !nx || !oc)
         return false;
     for (uint64_t i = p->cap; i < c; i++)
         s[i] = (gcg_disp_slot){GCG_DISP_FREE, 0}, nx[i] = (uint32_t)i;
     p->cap = c;
-    fen_build(p);
     return true;
 }
 
@@ -172,33 +132,49 @@ static uint64_t free_from(packer *p, uint64_t s)
     return s;
 }
 
-/* The base of row r: the first that fits with its first column on one of
- * the next MAX_SCAN free slots below the used ones, else just past them.
- * Bases are tried 64 at a time: a bit per base, free where every column
- * lands on a free slot (one shifted word of the occupancy per column).
- * No base with its first column below *from fits (rows of r's columns
- * found so); *from is left where the next such row may start. */
+static bool busy(const packer *p, uint64_t x)
+{
+    return x < p->cap && (p->occ[x / 64] >> (x % 64) & 1);
+}
+
+/* Moves b past bases that fail: where a column lands inside an occupied
+ * run, every base up to the run's end puts it on a busy slot, so b jumps
+ * there. One pass over the columns (a later jump may land an earlier
+ * column on a busy slot again: the window test sees it). */
+static uint64_t skip(packer *p, const uint32_t *col, uint32_t n, uint64_t b)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (busy(p, b + col[k]))
+            b = free_from(p, b + col[k]) - col[k];
+    return b;
+}
+
+/* The base of row r: the first at which all its columns land on free slots,
+ * searched from *from; `limit`, the base that puts the first column just
+ * past the used slots, always fits. *from is left past every base known not
+ * to fit a row of r's columns. */
 static uint64_t find_base(packer *p, uint32_t r, uint64_t *from)
 {
-    uint32_t c0 = p->cols[p->start[r]];
-    uint64_t s = free_from(p, *from > c0 ? *from : c0), tries = s < p->used ? free_between(p, c0, s) : 0;
-    for (; s < p->used && tries < MAX_SCAN; s = free_from(p, s + 64)) {
-        uint64_t base = s - c0, cand = ~occ_window(p, s), fit;
-        if (p->used - s < 64)
-            cand &= (1ull << (p->used - s)) - 1; /* first column below the used slots */
-        fit = cand;
-        for (uint32_t k = p->start[r] + 1; k < p->start[r + 1] && fit; k++)
-            fit &= ~occ_window(p, base + p->cols[k]);
-        if (fit) { /* the first base that fits: taken unless too many free slots lie before it */
-            uint64_t at = s + (uint64_t)__builtin_ctzll(fit);
-            bool near = tries + (uint64_t)__builtin_popcountll(cand & ((1ull << __builtin_ctzll(fit)) - 1)) < MAX_SCAN;
-            *from = near ? at + 1 : at;
-            return near ? at - c0 : (p->used > c0 ? p->used - c0 : 0);
+    const uint32_t *col = p->cols + p->start[r];
+    uint32_t n = row_len(p, r);
+    uint64_t limit = p->used > col[0] ? p->used - col[0] : 0, b = skip(p, col, n, *from);
+    for (uint32_t w = 0; b < limit && w < MAX_WINDOWS; w++, b = skip(p, col, n, b + 64)) {
+        uint64_t fit = ~0ull;
+        for (uint32_t k = 0; k < n && fit; k++)
+            fit &= ~occ_window(p, b + col[k]);
+        if (fit) {
+            uint64_t at = b + (uint64_t)__builtin_ctzll(fit);
+            at = at < limit ? at : limit;
+            *from = at + 1;
+            return at;
         }
-        tries += (uint64_t)__builtin_popcountll(cand);
     }
-    *from = s < p->used ? s : p->used;
-    return p->used > c0 ? p->used - c0 : 0;
+    if (b >= limit) { /* every base below the limit failed: it is the first fit */
+        *from = limit + 1;
+        return limit;
+    }
+    *from = b;
+    return limit;
 }
 
 static bool place(packer *p, uint32_t r, uint64_t base)
@@ -210,7 +186,6 @@ static bool place(packer *p, uint32_t r, uint64_t base)
         p->slots[base + p->cols[k]] = (gcg_disp_slot){r, p->vals[k]};
         p->next[base + p->cols[k]] = (uint32_t)(base + p->cols[k] + 1);
         p->occ[(base + p->cols[k]) / 64] |= 1ull << ((base + p->cols[k]) % 64);
-        fen_add(p, (base + p->cols[k]) / 64);
     }
     if (base + last + 1 > p->used)
         p->used = base + last + 1;
@@ -223,7 +198,7 @@ static bool same_cols(const packer *p, uint32_t a, uint32_t b)
     return n == row_len(p, b) && memcmp(p->cols + p->start[a], p->cols + p->start[b], (size_t)n * 4) == 0;
 }
 
-/* Where row r's search may start: the slot kept for the first row with its
+/* Where row r's search may start: the base kept for the first row with its
  * columns (r itself when it is the first, starting from 0). */
 static uint64_t *resume_of(packer *p, uint32_t r)
 {
@@ -298,7 +273,7 @@ gcg_status gcg_disp_pack(uint32_t n_rows, uint32_t width, const uint32_t *start,
         free(out->rows);
         out->rows = NULL;
     }
-    free(p.slots), free(p.next), free(p.occ), free(p.fen), free(p.pat), free(p.resume), free(rep), free(base);
+    free(p.slots), free(p.next), free(p.occ), free(p.pat), free(p.resume), free(rep), free(base);
     return st;
 }
 
