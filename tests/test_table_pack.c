@@ -4,7 +4,8 @@
  * empty cell reads as not the row's, equal rows share a tag, and each
  * distinct row sits at the base a plain first-fit search over free slots
  * (the packer's rule, without its 64-bases-at-a-time search and its skips)
- * gives.
+ * gives, or where the packer's search gave up, just past the used slots:
+ * only dense tables may give up.
  */
 #include <check.h>
 #include <stdlib.h>
