@@ -169,11 +169,9 @@ static uint64_t find_base(packer *p, uint32_t r, uint64_t *from)
             return at;
         }
     }
-    if (b >= limit) { /* every base below the limit failed: it is the first fit */
-        *from = limit + 1;
-        return limit;
-    }
-    *from = b;
+    /* b at the limit: every base below failed and the limit is the first
+     * fit; else the search gave up and bases from b on are still untried */
+    *from = b < limit ? b : limit + 1;
     return limit;
 }
 
