@@ -12,6 +12,12 @@
 #define READ (UINT32_MAX - 2)   /* consensus: the outcome depends on the stack */
 #define MAX_DEPTH 0xFFFFu       /* stack depth a reduction may expose          */
 #define DEAD_STEP 0u            /* the step record of every step where all die */
+#define BIG_STEP 1u             /* ... and of every step whose stacks a graph
+                                   keeps (see "walks on a graph-structured
+                                   stack")                                   */
+#define BIG (UINT32_MAX - 3)    /* STEP_FORM of BIG_STEP                       */
+#define GSS_MIN 128             /* a form of more stacks is not made          */
+#define GSS_SHIFTS 512          /* nor one whose step shifts more stacks      */
 
 static bool fail(mask_sim *c, gcg_status st)
 {
@@ -324,6 +330,7 @@ static bool emit_shift(mask_sim *c, const uint32_t *w, uint32_t to)
     memcpy(dst, w, ((size_t)k + 2) * sizeof *dst);
     dst[1] = k + 1, dst[2 + k] = to;
     c->arena.n += k + 3;
+    c->shifts++;
     return true;
 }
 
@@ -346,6 +353,55 @@ static bool work_load(mask_sim *c, uint32_t *w)
     c->work.n -= len + 1;
     memcpy(w, c->work.v + c->work.n, (size_t)len * sizeof *w);
     return true;
+}
+
+/* ---- forks meet -----------------------------------------------------------
+ *
+ * A step is a function of each stack it simulates, so a stack met twice in
+ * one step adds nothing the first meeting did not. On an ambiguous grammar
+ * the orders in which forks' reductions are taken lead to the same stacks
+ * by exponentially many paths (a GLR parser merges them in its graph-
+ * structured stack, Tomita 1985), and a nullable cycle leads back to the
+ * stack it started from. So once a step forks, every stack it is about to
+ * simulate is looked up in the step's set and skipped if there. Before the
+ * first fork nothing multiplies (at worst two stacks of the set reduce to
+ * one, simulated twice), and nothing is recorded. */
+
+/* Empties the step's set (cheaply: a map grown by an earlier large step is
+ * given back rather than cleared slot by slot). */
+static void seen_clear(mask_sim *c)
+{
+    c->forked = false;
+    c->seen_data.n = 0;
+    if (!c->seen.n)
+        return;
+    if (c->seen.cap > 1024 && (uint64_t)c->seen.n * 8 < c->seen.cap) {
+        gcg_map64_free(&c->seen);
+        return;
+    }
+    memset(c->seen.k, 0xff, (size_t)c->seen.cap * sizeof *c->seen.k);
+    c->seen.n = 0;
+}
+
+/* Whether the step has simulated w = [o, k, K...] already; records it if
+ * not. Two stacks whose hashes collide are both simulated (exact, rare). */
+static bool seen_before(mask_sim *c, const uint32_t *w)
+{
+    uint32_t len = w[1] + 2;
+    uint64_t h = XXH3_64bits(w, (size_t)len * sizeof *w);
+    uint32_t *slot = gcg_map64_slot(&c->seen, h == UINT64_MAX ? 0 : h, true);
+    if (!slot)
+        return fail(c, GCG_ERR_NOMEM);
+    if (*slot != NONE) {
+        const uint32_t *x = c->seen_data.v + *slot;
+        return x[1] == w[1] && memcmp(x, w, (size_t)len * sizeof *w) == 0;
+    }
+    if (!gcg_vec_reserve(&c->seen_data, len))
+        return fail(c, GCG_ERR_NOMEM);
+    *slot = c->seen_data.n;
+    memcpy(c->seen_data.v + c->seen_data.n, w, (size_t)len * sizeof *w);
+    c->seen_data.n += len;
+    return false;
 }
 
 /* One action of a conflict list, on a copy of w (forks go to the work list). */
@@ -387,6 +443,13 @@ static void sim_byte(mask_sim *c, uint32_t sim, uint32_t cls)
             fail(c, GCG_ERR_LIMIT);
             return;
         }
+        if (c->big_ok && c->shifts > GSS_SHIFTS)
+            return;
+        if (c->forked && seen_before(c, w)) {
+            if (!work_load(c, w))
+                return;
+            continue;
+        }
         uint32_t top = w[1] ? w[1 + w[1]] : c->lset_data.v[c->lset_start.v[c->ref]];
         uint32_t a = lr_action(t, top, cls);
         if ((c->consulted.n == 0 || c->consulted.v[c->consulted.n - 1] != top) && !gcg_vec_push(&c->consulted, top))
@@ -401,6 +464,7 @@ static void sim_byte(mask_sim *c, uint32_t sim, uint32_t cls)
             break;
         case GCG_ACT_MULTI: {
             const uint32_t *m = t->multi + GCG_ACT_ARG(a);
+            c->forked = true;
             for (uint32_t i = 1; i <= m[0]; i++)
                 sim_fork(c, w, m[i]);
             break;
@@ -515,8 +579,15 @@ static uint32_t step_compute(mask_sim *c, uint32_t set, uint32_t cls)
     }
     uint32_t end = c->arena.n;
     c->reads.n = 0;
-    for (uint32_t s = 0; s < end && c->st == GCG_OK; s += c->arena.v[s + 1] + 2)
+    seen_clear(c);
+    c->shifts = 0, c->big_ok = true;
+    for (uint32_t s = 0; s < end; s += c->arena.v[s + 1] + 2)
+        c->big_ok = c->big_ok && c->arena.v[s + 1] > 0; /* gss_walk's seeds */
+    for (uint32_t s = 0; s < end && c->st == GCG_OK; s += c->arena.v[s + 1] + 2) {
         sim_byte(c, s, cls);
+        if (c->big_ok && c->shifts > GSS_SHIFTS)
+            return BIG_STEP;
+    }
     uint32_t shifted = c->arena.n;
     for (uint32_t s = end; s < shifted && c->st == GCG_OK; s += c->arena.v[s + 1] + 2) {
         uint32_t w[2 + MAX_KNOWN + 1];
@@ -539,6 +610,8 @@ static uint32_t step_compute(mask_sim *c, uint32_t set, uint32_t cls)
     uint32_t next = c->st == GCG_OK ? set_intern(c, c->ids.v, c->ids.n) : NONE;
     if (c->st == GCG_OK && next == NONE && c->reads.n == 0)
         return DEAD_STEP;
+    if (c->big_ok && next != NONE && c->sset_len.v[next] > GSS_MIN)
+        return BIG_STEP;
     uint32_t form = next != NONE ? form_of(c, next, ref) : NONE;
     uint32_t idx = c->steps.n / STEP_WORDS;
     uint32_t rec[STEP_WORDS] = {[STEP_FORM] = form, [STEP_DROP] = delta, [STEP_READS] = c->step_reads.n,
@@ -700,13 +773,6 @@ static const uint32_t *step_replay(mask_sim *c, const uint32_t *st, uint32_t nod
     return st;
 }
 
-/* The step of form `form` on class cls, its reads recorded at trie node
- * `node`. */
-static const uint32_t *step_of(mask_sim *c, uint32_t form, uint32_t cls, uint32_t node)
-{
-    const uint32_t *st = step_get(c, form, cls);
-    return st ? step_replay(c, st, node) : NULL;
-}
 
 /* ---- the trie walk, with shared subtrees ----------------------------------
  *
@@ -956,7 +1022,7 @@ static bool keeps_chars(mask_sim *c, uint32_t low, uint32_t loop)
                 continue;
             tried[c->class_of[b]] |= (uint16_t)(1u << next);
             const uint32_t *st = step_get(c, form[i], c->class_of[b]);
-            if (!st || st[STEP_FORM] == NONE || st[STEP_N_READS])
+            if (!st || st[STEP_FORM] == NONE || st[STEP_FORM] == BIG || st[STEP_N_READS])
                 return false;
             uint32_t f = step_lowest(c, st), k = 0;
             if (next == GCG_U8_START) {
@@ -1001,7 +1067,8 @@ static const uint64_t *loop_bytes(mask_sim *c, uint32_t low)
         uint32_t cls = c->class_of[b];
         if (!known[cls]) {
             const uint32_t *st = step_get(c, low, cls);
-            keeps[cls] = st && st[STEP_FORM] != NONE && !st[STEP_N_READS] && step_lowest(c, st) == low;
+            keeps[cls] = st && st[STEP_FORM] != NONE && st[STEP_FORM] != BIG && !st[STEP_N_READS] &&
+                         step_lowest(c, st) == low;
             known[cls] = 1;
         }
         if (keeps[cls])
@@ -1185,6 +1252,102 @@ static void walk_general(mask_sim *c, frame f, uint32_t g)
         memo_store(c, &f);
 }
 
+/* ---- walks on a graph-structured stack ------------------------------------
+ *
+ * A step that would make a form of more than GSS_MIN stacks (or shift more
+ * than GSS_SHIFTS) got there by forks: realistic grammars stay below a
+ * hundred, while an ambiguous one multiplies its stacks with every byte, and
+ * a list of stacks costs a step per stack per byte. Such a step is not
+ * made: it is BIG_STEP, and the child it leads to is walked, with the
+ * subtree below it, on a graph-structured stack seeded with the form before
+ * it (mask_gss.h): the same tokens accepted and the same reads, memoized
+ * under (child, form) (gss_enter). The reference stays where the form has
+ * it, so a read's depth is below the form's reference and its skip counts
+ * from the form's offset. */
+
+/* The consensus below the reference of the walk in hand (mask_gss.h). */
+static uint32_t gss_below(void *ctx, uint32_t depth, uint32_t lhs)
+{
+    mask_sim *c = ctx;
+    if (depth > MAX_DEPTH) {
+        gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "a reduction pops more than %u stack entries", MAX_DEPTH);
+        return fail(c, GCG_ERR_LIMIT), GSS_DEAD;
+    }
+    uint32_t to = consensus(c, c->ref, depth, lhs);
+    return to == READ ? GSS_READ : to == DEAD ? GSS_DEAD : to;
+}
+
+/* Notes a failure of the graph walk in the run's status. */
+static void gss_failed(mask_sim *c)
+{
+    if (c->gss.st == GCG_ERR_LIMIT)
+        gcg_limit_error(c->diag, 0, 0, "mask simulation: too many symbolic stack nodes", c->limits.max_stacks,
+                        "max-sim-stacks");
+    fail(c, c->gss.st);
+}
+
+/* Walks trie node `node` and the subtree below it from level lv. */
+static void gss_subtree(mask_sim *c, gss_level lv, uint32_t node)
+{
+    const token_trie *tr = c->trie;
+    gss_mark m = gcg_gss_mark(&c->gss);
+    gss_level next = gcg_gss_step(&c->gss, lv, c->class_of[tr->byte[node]], gss_below, c);
+    if (c->gss.st != GCG_OK)
+        return gss_failed(c);
+    for (uint32_t i = 0; i < c->gss.reads.n && c->st == GCG_OK; i += 2)
+        add_config(c, node, c->gss.reads.v[i], c->gss.reads.v[i + 1] + c->offset - 1);
+    if (next.hi > next.lo) {
+        accept_range(c, node, node + 1);
+        for (uint32_t ch = node + 1; ch < tr->end[node] && c->st == GCG_OK; ch = tr->end[ch])
+            if (!(c->shallow && tr->height[ch] <= c->shallow)) {
+                c->visits++;
+                gss_subtree(c, next, ch);
+            }
+    }
+    gcg_gss_rewind(&c->gss, m);
+}
+
+/* Walks trie node `child` and below from frame `from` on a graph-structured
+ * stack seeded with its form (whose stacks all have a known top: big_ok). */
+static void gss_walk(mask_sim *c, const frame *from, uint32_t child)
+{
+    uint32_t set = c->form_set.v[from->form], first = c->sset_start.v[set], n = c->sset_len.v[set];
+    if (c->gss_form != from->form) { /* the siblings that follow share it */
+        gcg_gss_rewind(&c->gss, (gss_mark){0, 0});
+        c->gss_top = gcg_gss_seed(&c->gss, c->stack_data.v, c->stack_start.v, c->sset_data.v + first, n);
+        c->gss_form = from->form;
+    }
+    c->ref = c->form_ref.v[from->form], c->offset = from->offset;
+    gss_mark m = gcg_gss_mark(&c->gss);
+    if (c->gss.st != GCG_OK)
+        gss_failed(c);
+    else
+        gss_subtree(c, c->gss_top, child);
+    gcg_gss_rewind(&c->gss, m);
+}
+
+/* Walks trie node `child` and below from frame `from` on a graph-structured
+ * stack, or replays that walk: it depends only on the child and the form,
+ * so it is kept in the memo under their pair (bit 63 set: no node of the
+ * trie has bit 31, so no subtree walk has such a key). */
+static void gss_enter(mask_sim *c, const frame *from, uint32_t child)
+{
+    frame f = {.node = child, .form = from->form, .offset = from->offset,
+               .memo_key = 1ull << 63 | (uint64_t)child << 32 | from->form};
+    uint32_t *slot = gcg_map64_slot(&c->memo_ids, f.memo_key, false);
+    c->offset = from->offset;
+    if (slot) {
+        memo_replay(c, *slot);
+        return;
+    }
+    bool whole = c->trie->depth[child] >= c->shallow; /* as enter_child's memo */
+    if (whole)
+        memo_begin(c, &f);
+    gss_walk(c, from, child);
+    if (whole && c->st == GCG_OK)
+        memo_store(c, &f);
+}
+
 /* Enters trie node `child` from frame `from`'s stacks: on success the new
  * frame is filled in and true returned; false when every stack dies (or the
  * subtree was replayed from the memo, so there is nothing to walk). */
@@ -1192,8 +1355,12 @@ static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *t
 {
     c->visits++;
     c->offset = from->offset;
-    const uint32_t *st = step_of(c, from->form, c->class_of[c->trie->byte[child]], child);
-    if (!st || st[STEP_FORM] == NONE)
+    const uint32_t *st = step_get(c, from->form, c->class_of[c->trie->byte[child]]);
+    if (st && st[STEP_FORM] == BIG) {
+        gss_enter(c, from, child);
+        return false;
+    }
+    if (!st || !step_replay(c, st, child) || st[STEP_FORM] == NONE)
         return false;
     uint32_t form = st[STEP_FORM], drop = st[STEP_DROP], reads = st[STEP_N_READS], low = NONE;
     if (c->share && c->trie->end[child] != child + 1) {
@@ -1328,14 +1495,18 @@ gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie 
     s->frames = malloc((size_t)s->cap_frames * sizeof *s->frames);
     s->nested = calloc((size_t)s->cap_frames + 1, sizeof *s->nested);
     s->st = s->frames && s->nested ? build_pred(s) : GCG_ERR_NOMEM;
-    const uint32_t dead[STEP_WORDS] = {[STEP_FORM] = NONE, [STEP_LOW] = NONE}; /* DEAD_STEP */
-    for (uint32_t i = 0; i < STEP_WORDS && s->st == GCG_OK; i++)
-        if (!gcg_vec_push(&s->steps, dead[i]))
+    const uint32_t fixed[2][STEP_WORDS] = {{[STEP_FORM] = NONE, [STEP_LOW] = NONE},  /* DEAD_STEP */
+                                           {[STEP_FORM] = BIG, [STEP_LOW] = NONE}}; /* BIG_STEP */
+    for (uint32_t i = 0; i < 2 * STEP_WORDS && s->st == GCG_OK; i++)
+        if (!gcg_vec_push(&s->steps, fixed[i / STEP_WORDS][i % STEP_WORDS]))
             s->st = GCG_ERR_NOMEM;
     if (s->st == GCG_OK)
         s->st = build_pending(s);
     if (s->st == GCG_OK)
         s->st = build_root_kids(s);
+    if (s->st == GCG_OK)
+        s->st = gcg_gss_init(&s->gss, lr, s->limits.max_stacks);
+    s->gss_form = NONE;
     return s->st;
 }
 
@@ -1346,16 +1517,17 @@ void gcg_mask_sim_free(mask_sim *c)
     free(c->nested);
     free(c->pred_first), free(c->pred), free(c->pending), free(c->err), free(c->stamp);
     free(c->frames), free(c->direct), free(c->loops), free(c->root_kids);
+    gcg_gss_free(&c->gss);
     vec *vs[] = {&c->layer, &c->next_layer, &c->arena, &c->work, &c->cfgs, &c->stack_start, &c->stack_data,
                  &c->sset_start, &c->sset_len, &c->sset_data, &c->steps, &c->step_reads, &c->ids,
                  &c->lset_start, &c->lset_len, &c->lset_data, &c->reads, &c->acc_log, &c->memo,
                  &c->memo_data, &c->pos, &c->merged, &c->form_set, &c->form_ref, &c->form_low, &c->form_drop,
                  &c->form_loop, &c->form_gen, &c->form_dead, &c->form_char, &c->dead, &c->form_behav,
-                 &c->behav, &c->consulted};
+                 &c->behav, &c->consulted, &c->seen_data};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     map64 *ms[] = {&c->consensus, &c->stack_ids, &c->sset_ids, &c->lset_ids, &c->lset_down,
-                   &c->memo_ids, &c->form_ids, &c->resume_forms};
+                   &c->memo_ids, &c->form_ids, &c->resume_forms, &c->seen};
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
         gcg_map64_free(ms[i]);
 }

@@ -33,6 +33,7 @@
 #include "compile_limits.h"
 #include "diag.h"
 #include "lr_build.h"
+#include "mask_gss.h"
 #include "token_trie.h"
 #include "vecmap.h"
 
@@ -117,6 +118,15 @@ typedef struct mask_sim {
                                         in steps, or NONE before its first use */
     uint32_t cap_direct;
     vec work;                        /* pending stacks: [o, k, K..., k + 2]     */
+    map64 seen;                      /* stacks the step in hand simulated, once
+                                        it forked: hash -> offset in seen_data  */
+    vec seen_data;
+    bool forked;
+    uint32_t shifts;                 /* stacks the step in hand shifted         */
+    bool big_ok;                     /* ... and whether it may be BIG_STEP      */
+    sym_gss gss;                     /* walks from large forms (mask_gss.h)     */
+    uint32_t gss_form;               /* the form seeded at the graph's base     */
+    gss_level gss_top;               /* ... its level                           */
     root_kid *root_kids;             /* the root's children, in order           */
     uint32_t n_root_kids;
     frame *frames;                   /* the walk in progress                    */

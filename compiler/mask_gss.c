@@ -1,0 +1,330 @@
+/* mask_gss.c — symbolic stacks as a graph-structured stack (see mask_gss.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mask_gss.h"
+
+#define NONE UINT32_MAX
+
+/* A node: its LR state (NONE for a real entry), the real entry's depth
+ * below the reference, its first edge (NONE: none) and the pass of the
+ * reductions' fixpoint that last gave it an edge. */
+enum { N_STATE, N_DEPTH, N_HEAD, N_PASS, GSS_NODE_WORDS };
+
+static bool fail(sym_gss *g, gcg_status st)
+{
+    if (g->st == GCG_OK)
+        g->st = st;
+    return false;
+}
+
+gcg_status gcg_gss_init(sym_gss *g, const lr_tables *lr, uint32_t max_nodes)
+{
+    *g = (sym_gss){.lr = lr, .max_nodes = max_nodes};
+    g->where = calloc((size_t)lr->n_states + 1, sizeof *g->where);
+    return g->where ? GCG_OK : GCG_ERR_NOMEM;
+}
+
+void gcg_gss_free(sym_gss *g)
+{
+    free(g->where);
+    gcg_vec_free(&g->node), gcg_vec_free(&g->edge), gcg_vec_free(&g->reads);
+    gcg_vec_free(&g->front), gcg_vec_free(&g->next), gcg_vec_free(&g->stamp);
+    gcg_map64_free(&g->edges);
+    *g = (sym_gss){0};
+}
+
+gss_mark gcg_gss_mark(const sym_gss *g)
+{
+    return (gss_mark){g->node.n / GSS_NODE_WORDS, g->edge.n / 2};
+}
+
+void gcg_gss_rewind(sym_gss *g, gss_mark m)
+{
+    g->node.n = m.nodes * GSS_NODE_WORDS, g->edge.n = m.edges * 2;
+}
+
+static uint32_t n_nodes(const sym_gss *g)
+{
+    return g->node.n / GSS_NODE_WORDS;
+}
+
+static uint32_t *node_at(const sym_gss *g, uint32_t v)
+{
+    return g->node.v + (size_t)v * GSS_NODE_WORDS;
+}
+
+static bool room(sym_gss *g)
+{
+    if (n_nodes(g) + g->edge.n / 2 >= g->max_nodes)
+        return fail(g, GCG_ERR_LIMIT);
+    return true;
+}
+
+static uint32_t node_new(sym_gss *g, uint32_t state, uint32_t depth)
+{
+    if (!room(g) || !gcg_vec_reserve(&g->node, GSS_NODE_WORDS))
+        return fail(g, g->st == GCG_OK ? GCG_ERR_NOMEM : g->st), NONE;
+    uint32_t v = n_nodes(g), *x = g->node.v + g->node.n;
+    x[N_STATE] = state, x[N_DEPTH] = depth, x[N_HEAD] = NONE, x[N_PASS] = g->pass;
+    g->node.n += GSS_NODE_WORDS;
+    if (state != NONE)
+        g->where[state] = v;
+    return v;
+}
+
+/* The node of `state` in the level starting at node lo, created if absent:
+ * one node per state per level is what makes the graph small. */
+static uint32_t level_state(sym_gss *g, uint32_t lo, uint32_t state)
+{
+    uint32_t v = g->where[state];
+    if (v >= lo && v < n_nodes(g) && node_at(g, v)[N_STATE] == state)
+        return v;
+    return node_new(g, state, 0);
+}
+
+/* The real entry at `depth` in the level being built, created if absent
+ * (kept in g->edges under a key no edge has: no node is numbered NONE - 1). */
+static uint32_t level_entry(sym_gss *g, uint32_t depth)
+{
+    uint32_t *slot = gcg_map64_slot(&g->edges, ((uint64_t)(NONE - 1) << 32) | depth, true);
+    if (!slot)
+        return fail(g, GCG_ERR_NOMEM), NONE;
+    if (*slot == NONE) {
+        uint32_t v = node_new(g, NONE, depth);
+        slot = gcg_map64_slot(&g->edges, ((uint64_t)(NONE - 1) << 32) | depth, false);
+        *slot = v;
+    }
+    return *slot;
+}
+
+/* Empties g->edges (a map grown by a large level is given back rather
+ * than cleared slot by slot). */
+static void edges_clear(sym_gss *g)
+{
+    if (!g->edges.n)
+        return;
+    if (g->edges.cap > 1024 && (uint64_t)g->edges.n * 8 < g->edges.cap) {
+        gcg_map64_free(&g->edges);
+        return;
+    }
+    memset(g->edges.k, 0xff, (size_t)g->edges.cap * sizeof *g->edges.k);
+    g->edges.n = 0;
+}
+
+/* Adds u -> below unless there; without `check`, it is known to be new. */
+static void edge_put(sym_gss *g, uint32_t u, uint32_t below, bool check)
+{
+    if (u == NONE || below == NONE)
+        return;
+    if (check) {
+        uint32_t *slot = gcg_map64_slot(&g->edges, ((uint64_t)u << 32) | below, true);
+        if (!slot)
+            return (void)fail(g, GCG_ERR_NOMEM);
+        if (*slot != NONE)
+            return;
+        *slot = 0;
+    }
+    if (!room(g) || !gcg_vec_reserve(&g->edge, 2))
+        return (void)fail(g, g->st == GCG_OK ? GCG_ERR_NOMEM : g->st);
+    uint32_t e = g->edge.n / 2;
+    g->edge.v[g->edge.n++] = below;
+    g->edge.v[g->edge.n++] = node_at(g, u)[N_HEAD];
+    node_at(g, u)[N_HEAD] = e;
+    node_at(g, u)[N_PASS] = g->pass;
+    g->changed = true;
+}
+
+/* Adds the edge u -> below of the level being built unless it is there;
+ * notes a change. */
+static void edge_add(sym_gss *g, uint32_t u, uint32_t below)
+{
+    edge_put(g, u, below, true);
+}
+
+gss_level gcg_gss_seed(sym_gss *g, const uint32_t *data, const uint32_t *start, const uint32_t *ids, uint32_t n)
+{
+    /* each stack's entries below its top as a chain, equal chains shared
+     * ((state, node below) interned), then the tops merged */
+    vec below = {0};
+    edges_clear(g);
+    for (uint32_t i = 0; i < n && g->st == GCG_OK; i++) {
+        const uint32_t *w = data + start[ids[i]];
+        uint32_t v = level_entry(g, w[0]);
+        for (uint32_t j = 0; j + 1 < w[1] && g->st == GCG_OK; j++) {
+            uint32_t *slot = gcg_map64_slot(&g->edges, ((uint64_t)w[2 + j] << 32) | v, true);
+            if (!slot) {
+                fail(g, GCG_ERR_NOMEM);
+                break;
+            }
+            if (*slot == NONE) {
+                uint32_t u = node_new(g, w[2 + j], 0);
+                edge_put(g, u, v, false);
+                slot = gcg_map64_slot(&g->edges, ((uint64_t)w[2 + j] << 32) | v, false);
+                *slot = u;
+            }
+            v = *slot;
+        }
+        if (!gcg_vec_push(&below, v))
+            fail(g, GCG_ERR_NOMEM);
+    }
+    edges_clear(g);
+    uint32_t top = n_nodes(g);
+    for (uint32_t i = 0; i < n && g->st == GCG_OK; i++) {
+        const uint32_t *w = data + start[ids[i]];
+        edge_add(g, level_state(g, top, w[1 + w[1]]), below.v[i]);
+    }
+    gcg_vec_free(&below);
+    return g->st == GCG_OK ? (gss_level){top, n_nodes(g)} : (gss_level){0, 0};
+}
+
+/* Records the read (lhs, depth) once. */
+static void read_add(sym_gss *g, uint32_t lhs, uint32_t depth)
+{
+    for (uint32_t i = 0; i < g->reads.n; i += 2)
+        if (g->reads.v[i] == lhs && g->reads.v[i + 1] == depth)
+            return;
+    if (!gcg_vec_push(&g->reads, lhs) || !gcg_vec_push(&g->reads, depth))
+        fail(g, GCG_ERR_NOMEM);
+}
+
+typedef struct reduction {
+    uint32_t lo, lhs; /* the level being built, the rule's left side */
+    gss_below_fn below;
+    void *ctx;
+} reduction;
+
+/* The goto on r->lhs from a real entry with `rem` more entries popped below
+ * it: asked of r->below; a read where the real stack decides. */
+static void goto_below(sym_gss *g, const reduction *r, uint32_t v, uint32_t rem)
+{
+    uint32_t depth = node_at(g, v)[N_DEPTH] + rem, to = r->below(r->ctx, depth, r->lhs);
+    if (to == GSS_READ)
+        read_add(g, r->lhs, depth);
+    else if (to != GSS_DEAD)
+        edge_add(g, level_state(g, r->lo, to), level_entry(g, depth));
+}
+
+/* Adds node y to the frontier `next` once (stamped with g->gen). */
+static void frontier_add(sym_gss *g, vec *next, uint32_t y)
+{
+    if (g->stamp.v[y] == g->gen)
+        return;
+    g->stamp.v[y] = g->gen;
+    if (!gcg_vec_push(next, y))
+        fail(g, GCG_ERR_NOMEM);
+}
+
+/* Pops `len` entries from node v along every path and takes the goto on
+ * r->lhs into the level. A path's outcome depends only on where it ends, so
+ * the nodes `k` entries down are kept as a set, each once (not the paths,
+ * which multiply by the edges of every node on the way). */
+static void pop(sym_gss *g, const reduction *r, uint32_t v, uint32_t len)
+{
+    if (g->stamp.n < n_nodes(g)) { /* one stamp per node */
+        if (!gcg_vec_reserve(&g->stamp, n_nodes(g) - g->stamp.n))
+            return (void)fail(g, GCG_ERR_NOMEM);
+        while (g->stamp.n < n_nodes(g))
+            g->stamp.v[g->stamp.n++] = 0;
+    }
+    g->front.n = 0;
+    if (!gcg_vec_push(&g->front, v))
+        return (void)fail(g, GCG_ERR_NOMEM);
+    for (uint32_t k = 0; k < len && g->front.n && g->st == GCG_OK; k++) {
+        g->gen++;
+        g->next.n = 0;
+        for (uint32_t i = 0; i < g->front.n; i++) {
+            uint32_t x = g->front.v[i];
+            if (node_at(g, x)[N_STATE] == NONE) {
+                goto_below(g, r, x, len - k);
+                continue;
+            }
+            for (uint32_t e = node_at(g, x)[N_HEAD]; e != NONE; e = g->edge.v[2 * e + 1])
+                frontier_add(g, &g->next, g->edge.v[2 * e]);
+        }
+        vec t = g->front;
+        g->front = g->next, g->next = t;
+    }
+    for (uint32_t i = 0; i < g->front.n && g->st == GCG_OK; i++) {
+        uint32_t x = g->front.v[i], state = node_at(g, x)[N_STATE];
+        if (state == NONE) {
+            goto_below(g, r, x, 0);
+            continue;
+        }
+        uint32_t to = lr_goto(g->lr, state, r->lhs);
+        if (to != GCG_NO_GOTO)
+            edge_add(g, level_state(g, r->lo, to), x);
+    }
+}
+
+/* Applies action a's reductions to node v. */
+static void reduce_node(sym_gss *g, reduction *r, uint32_t v, uint32_t a)
+{
+    const lr_tables *t = g->lr;
+    const uint32_t *list = &a;
+    uint32_t cnt = 1;
+    if (GCG_ACT_KIND(a) == GCG_ACT_MULTI)
+        list = t->multi + GCG_ACT_ARG(a) + 1, cnt = t->multi[GCG_ACT_ARG(a)];
+    for (uint32_t i = 0; i < cnt && g->st == GCG_OK; i++) {
+        uint32_t p = GCG_ACT_ARG(list[i]);
+        if (GCG_ACT_KIND(list[i]) != GCG_ACT_REDUCE || p == 0)
+            continue;
+        r->lhs = t->prod_lhs[p];
+        pop(g, r, v, t->prod_len[p]);
+    }
+}
+
+/* Shifts of action a from node v into the level starting at lo. */
+static void shift_node(sym_gss *g, uint32_t lo, uint32_t v, uint32_t a)
+{
+    const lr_tables *t = g->lr;
+    const uint32_t *list = &a;
+    uint32_t cnt = 1;
+    if (GCG_ACT_KIND(a) == GCG_ACT_MULTI)
+        list = t->multi + GCG_ACT_ARG(a) + 1, cnt = t->multi[GCG_ACT_ARG(a)];
+    for (uint32_t i = 0; i < cnt && g->st == GCG_OK; i++)
+        if (GCG_ACT_KIND(list[i]) == GCG_ACT_SHIFT)
+            edge_add(g, level_state(g, lo, GCG_ACT_ARG(list[i])), v);
+}
+
+/* Whether node v's reductions may reach further in this pass than in the
+ * last (semi-naive evaluation): on the first pass, when v gained an edge
+ * since it was last reduced, or when an edge leads to a node of the level,
+ * whose own edges may have grown. Older levels never change. */
+static bool may_change(const sym_gss *g, uint32_t lo, uint32_t v)
+{
+    if (g->pass == 1 || node_at(g, v)[N_PASS] + 1 >= g->pass)
+        return true;
+    for (uint32_t e = node_at(g, v)[N_HEAD]; e != NONE; e = g->edge.v[2 * e + 1])
+        if (g->edge.v[2 * e] >= lo)
+            return true;
+    return false;
+}
+
+gss_level gcg_gss_step(sym_gss *g, gss_level from, uint32_t cls, gss_below_fn below, void *ctx)
+{
+    const lr_tables *t = g->lr;
+    g->reads.n = 0;
+    uint32_t lo = n_nodes(g);
+    /* the tops, copied so that this class's reductions do not touch them */
+    edges_clear(g);
+    for (uint32_t v = from.lo; v < from.hi && g->st == GCG_OK; v++) {
+        uint32_t u = node_new(g, node_at(g, v)[N_STATE], 0);
+        for (uint32_t e = node_at(g, v)[N_HEAD]; e != NONE && g->st == GCG_OK; e = g->edge.v[2 * e + 1])
+            edge_add(g, u, g->edge.v[2 * e]);
+    }
+    reduction r = {.lo = lo, .below = below, .ctx = ctx};
+    g->pass = 0;
+    do {
+        g->changed = false;
+        g->pass++;
+        for (uint32_t v = lo; v < n_nodes(g) && g->st == GCG_OK; v++)
+            if (node_at(g, v)[N_STATE] != NONE && may_change(g, lo, v))
+                reduce_node(g, &r, v, lr_action(t, node_at(g, v)[N_STATE], cls));
+    } while (g->changed && g->st == GCG_OK);
+    uint32_t mid = n_nodes(g);
+    for (uint32_t v = lo; v < mid && g->st == GCG_OK; v++)
+        if (node_at(g, v)[N_STATE] != NONE)
+            shift_node(g, mid, v, lr_action(t, node_at(g, v)[N_STATE], cls));
+    return g->st == GCG_OK ? (gss_level){mid, n_nodes(g)} : (gss_level){0, 0};
+}
