@@ -1,6 +1,5 @@
 /* mask_gss.c — symbolic stacks as a graph-structured stack (see mask_gss.h). */
 #include <stdlib.h>
-#include <string.h>
 
 #include "mask_gss.h"
 
@@ -98,20 +97,6 @@ static uint32_t level_entry(sym_gss *g, uint32_t depth)
     return *slot;
 }
 
-/* Empties g->edges (a map grown by a large level is given back rather
- * than cleared slot by slot). */
-static void edges_clear(sym_gss *g)
-{
-    if (!g->edges.n)
-        return;
-    if (g->edges.cap > 1024 && (uint64_t)g->edges.n * 8 < g->edges.cap) {
-        gcg_map64_free(&g->edges);
-        return;
-    }
-    memset(g->edges.k, 0xff, (size_t)g->edges.cap * sizeof *g->edges.k);
-    g->edges.n = 0;
-}
-
 /* Adds u -> below unless there; without `check`, it is known to be new. */
 static void edge_put(sym_gss *g, uint32_t u, uint32_t below, bool check)
 {
@@ -147,7 +132,7 @@ gss_level gcg_gss_seed(sym_gss *g, const uint32_t *data, const uint32_t *start, 
     /* each stack's entries below its top as a chain, equal chains shared
      * ((state, node below) interned), then the tops merged */
     vec below = {0};
-    edges_clear(g);
+    gcg_map64_clear(&g->edges);
     for (uint32_t i = 0; i < n && g->st == GCG_OK; i++) {
         const uint32_t *w = data + start[ids[i]];
         uint32_t v = level_entry(g, w[0]);
@@ -168,7 +153,7 @@ gss_level gcg_gss_seed(sym_gss *g, const uint32_t *data, const uint32_t *start, 
         if (!gcg_vec_push(&below, v))
             fail(g, GCG_ERR_NOMEM);
     }
-    edges_clear(g);
+    gcg_map64_clear(&g->edges);
     uint32_t top = n_nodes(g);
     for (uint32_t i = 0; i < n && g->st == GCG_OK; i++) {
         const uint32_t *w = data + start[ids[i]];
@@ -307,7 +292,7 @@ gss_level gcg_gss_step(sym_gss *g, gss_level from, uint32_t cls, gss_below_fn be
     g->reads.n = 0;
     uint32_t lo = n_nodes(g);
     /* the tops, copied so that this class's reductions do not touch them */
-    edges_clear(g);
+    gcg_map64_clear(&g->edges);
     for (uint32_t v = from.lo; v < from.hi && g->st == GCG_OK; v++) {
         uint32_t u = node_new(g, node_at(g, v)[N_STATE], 0);
         for (uint32_t e = node_at(g, v)[N_HEAD]; e != NONE && g->st == GCG_OK; e = g->edge.v[2 * e + 1])

@@ -367,20 +367,12 @@ static bool work_load(mask_sim *c, uint32_t *w)
  * first fork nothing multiplies (at worst two stacks of the set reduce to
  * one, simulated twice), and nothing is recorded. */
 
-/* Empties the step's set (cheaply: a map grown by an earlier large step is
- * given back rather than cleared slot by slot). */
+/* Empties the step's set. */
 static void seen_clear(mask_sim *c)
 {
     c->forked = false;
     c->seen_data.n = 0;
-    if (!c->seen.n)
-        return;
-    if (c->seen.cap > 1024 && (uint64_t)c->seen.n * 8 < c->seen.cap) {
-        gcg_map64_free(&c->seen);
-        return;
-    }
-    memset(c->seen.k, 0xff, (size_t)c->seen.cap * sizeof *c->seen.k);
-    c->seen.n = 0;
+    gcg_map64_clear(&c->seen);
 }
 
 /* Whether the step has simulated w = [o, k, K...] already; records it if

@@ -66,6 +66,18 @@ void gcg_map64_free(map64 *m)
     *m = (map64){0};
 }
 
+void gcg_map64_clear(map64 *m)
+{
+    if (!m->n)
+        return;
+    if (m->cap > 1024 && (uint64_t)m->n * 8 < m->cap) {
+        gcg_map64_free(m);
+        return;
+    }
+    memset(m->k, 0xff, (size_t)m->cap * sizeof *m->k);
+    m->n = 0;
+}
+
 static inline int rec_cmp(const uint32_t *a, const uint32_t *b, uint32_t words)
 {
     for (uint32_t i = 0; i < words; i++)

@@ -69,6 +69,10 @@ static inline uint32_t *gcg_map64_slot(map64 *m, uint64_t key, bool insert)
     return &m->v[h];
 }
 void gcg_map64_free(map64 *m);
+/* Empties the map for reuse. One much larger than what it holds is given
+ * back instead of cleared slot by slot, so that emptying a map that one big
+ * use grew costs no more than its next use. */
+void gcg_map64_clear(map64 *m);
 
 /* Sorts n records of `words` uint32 each (1 to 4) ascending, comparing
  * their words in order, with `tmp` as scratch. A natural merge sort (short
