@@ -190,10 +190,32 @@ static void goto_below(sym_gss *g, const reduction *r, uint32_t v, uint32_t rem)
         edge_add(g, level_state(g, r->lo, to), level_entry(g, depth));
 }
 
+/* A stamp for every node (nodes made during a reduction included). */
+static bool stamps_cover(sym_gss *g)
+{
+    if (g->stamp.n >= n_nodes(g))
+        return true;
+    if (!gcg_vec_reserve(&g->stamp, n_nodes(g) - g->stamp.n))
+        return fail(g, GCG_ERR_NOMEM);
+    while (g->stamp.n < n_nodes(g))
+        g->stamp.v[g->stamp.n++] = 0;
+    return true;
+}
+
+/* A fresh frontier mark (all stamps reset when the counter wraps). */
+static void frontier_next(sym_gss *g)
+{
+    if (++g->gen == 0) {
+        for (uint32_t i = 0; i < g->stamp.n; i++)
+            g->stamp.v[i] = 0;
+        g->gen = 1;
+    }
+}
+
 /* Adds node y to the frontier `next` once (stamped with g->gen). */
 static void frontier_add(sym_gss *g, vec *next, uint32_t y)
 {
-    if (g->stamp.v[y] == g->gen)
+    if (!stamps_cover(g) || g->stamp.v[y] == g->gen)
         return;
     g->stamp.v[y] = g->gen;
     if (!gcg_vec_push(next, y))
@@ -206,17 +228,11 @@ static void frontier_add(sym_gss *g, vec *next, uint32_t y)
  * which multiply by the edges of every node on the way). */
 static void pop(sym_gss *g, const reduction *r, uint32_t v, uint32_t len)
 {
-    if (g->stamp.n < n_nodes(g)) { /* one stamp per node */
-        if (!gcg_vec_reserve(&g->stamp, n_nodes(g) - g->stamp.n))
-            return (void)fail(g, GCG_ERR_NOMEM);
-        while (g->stamp.n < n_nodes(g))
-            g->stamp.v[g->stamp.n++] = 0;
-    }
     g->front.n = 0;
     if (!gcg_vec_push(&g->front, v))
         return (void)fail(g, GCG_ERR_NOMEM);
     for (uint32_t k = 0; k < len && g->front.n && g->st == GCG_OK; k++) {
-        g->gen++;
+        frontier_next(g);
         g->next.n = 0;
         for (uint32_t i = 0; i < g->front.n; i++) {
             uint32_t x = g->front.v[i];
