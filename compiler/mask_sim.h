@@ -18,7 +18,10 @@
  * wait for the next byte are taken after each shift where that is exact,
  * so that walks differing only in them meet; so are those of a root walk's
  * state, and a root walk is replayed for every state whose reduced stack
- * has the same lowest form.
+ * has the same lowest form. Forks that meet within a step are simulated
+ * once, and a step that would make a form of very many stacks (forks on an
+ * ambiguous grammar) is not made: the subtree it leads to is walked on a
+ * graph-structured stack instead (mask_gss.h).
  *
  * One run: gcg_mask_sim_begin, then gcg_mask_sim_root or any number of
  * gcg_mask_sim_resume / gcg_mask_sim_add_config, then read `cfgs` and
@@ -120,8 +123,8 @@ typedef struct mask_sim {
     vec work;                        /* pending stacks: [o, k, K..., k + 2]     */
     map64 seen;                      /* stacks the step in hand simulated, once
                                         it forked: hash -> offset in seen_data  */
-    vec seen_data;
-    bool forked;
+    vec seen_data;                   /* ... the stacks themselves               */
+    bool forked;                     /* ... whether it has forked yet           */
     uint32_t shifts;                 /* stacks the step in hand shifted         */
     bool big_ok;                     /* ... and whether it may be BIG_STEP      */
     sym_gss gss;                     /* walks from large forms (mask_gss.h)     */
