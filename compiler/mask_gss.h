@@ -14,10 +14,11 @@
  * levels below the reference set (the bottom of a symbolic stack [o, k, K...]
  * is the real entry at depth o). A level is a range of nodes, the tops after
  * one byte. A step takes a level through one byte class: its tops are
- * copied, the reductions are applied to a fixpoint (all of them again
- * whenever the level gains an edge, as Nozohoor-Farshi's correction of
- * Tomita's algorithm does for empty reductions), then the shifts make the
- * next level. A reduction that pops into the real stack asks `below` for the
+ * copied, the reductions are applied to a fixpoint (again whenever the
+ * level gains an edge, as Nozohoor-Farshi's correction of Tomita's
+ * algorithm does for empty reductions, but each pass only along the paths
+ * that an edge of the pass before made: semi-naive evaluation, as in
+ * Datalog), then the shifts make the next level. A reduction that pops into the real stack asks `below` for the
  * goto there; where that depends on the real stack it is a read, (lhs,
  * depth), as in the explicit simulation, and the path ends.
  *
@@ -50,11 +51,22 @@ typedef struct sym_gss {
     uint32_t *where;  /* per state: its node in the level being built, if the
                          node there says so (stale entries are harmless)   */
     vec reads;        /* the last step's reads: (lhs, depth) pairs, each once */
-    map64 edges;      /* (node, node below) of the level being built, and of
-                         the seed's chains: (state, node below) -> node     */
+    map64 edges;      /* (node, node below) of the level being built past
+                         its first MARK_NODES nodes, and of the seed's
+                         chains: (state, node below) -> node               */
+    uint64_t *mark_bits; /* per node below, MARK_NODES / 64 words: the edges
+                         to it from the level's first MARK_NODES nodes     */
+    uint32_t *mark_step; /* per node below: the step its bits are of        */
+    uint32_t mark_cap, step_id;
     vec front, next;  /* scratch of a reduction: the nodes k entries down   */
     vec stamp;        /* per node: the frontier it was last added to        */
-    uint32_t gen, pass;
+    uint32_t gen;
+    uint32_t **column; /* per nonterminal: its gotos by state, or NULL      */
+    uint32_t column_cells;
+    uint32_t level_lo; /* the first node of the level being built, or NONE  */
+    vec inner;        /* the step's edges within its level: (node, node)    */
+    vec near;         /* per node of the level: see nearest_new             */
+    uint32_t node_cut, edge_cut; /* nodes and edges from these on are new   */
     uint32_t max_nodes;
     bool changed;
     gcg_status st;    /* first failure: GCG_ERR_NOMEM or GCG_ERR_LIMIT      */
