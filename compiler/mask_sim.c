@@ -16,8 +16,8 @@
                                    keeps (see "walks on a graph-structured
                                    stack")                                   */
 #define BIG (UINT32_MAX - 3)    /* STEP_FORM of BIG_STEP                       */
-#define GSS_MIN 128             /* a form of more stacks is not made          */
-#define GSS_SHIFTS 512          /* nor one whose step shifts more stacks      */
+#define GSS_MIN 32              /* a form of more stacks is not made          */
+#define GSS_SHIFTS 128          /* nor one whose step shifts more stacks      */
 
 static bool fail(mask_sim *c, gcg_status st)
 {
@@ -1248,9 +1248,9 @@ static void walk_general(mask_sim *c, frame f, uint32_t g)
  *
  * A step that would make a form of more than GSS_MIN stacks (or shift more
  * than GSS_SHIFTS) got there by forks: realistic grammars stay below a
- * hundred, while an ambiguous one multiplies its stacks with every byte, and
- * a list of stacks costs a step per stack per byte. Such a step is not
- * made: it is BIG_STEP, and the child it leads to is walked, with the
+ * hundred (a few dozen of them pass GSS_MIN), while an ambiguous one
+ * multiplies its stacks with every byte, and a list of stacks costs a step
+ * per stack per byte. Such a step is not made: it is BIG_STEP, and the child it leads to is walked, with the
  * subtree below it, on a graph-structured stack seeded with the form before
  * it (mask_gss.h): the same tokens accepted and the same reads, memoized
  * under (child, form) (gss_enter). The reference stays where the form has
@@ -1278,6 +1278,62 @@ static void gss_failed(mask_sim *c)
     fail(c, c->gss.st);
 }
 
+static void gss_children(mask_sim *c, gss_level lv, uint32_t node);
+
+/* Trie node `node` after the graph's step into it: the step's reads as its
+ * configurations, and its token accepted unless every stack died. */
+static void gss_record(mask_sim *c, uint32_t node, gss_level next)
+{
+    for (uint32_t i = 0; i < c->gss.reads.n && c->st == GCG_OK; i += 2)
+        add_config(c, node, c->gss.reads.v[i], c->gss.reads.v[i + 1] + c->offset - 1);
+    if (next.hi > next.lo)
+        accept_range(c, node, node + 1);
+}
+
+/* Whether the walk goes into trie node ch (a subtree too short to matter
+ * below the shallow bound is left out, as in the list walk). */
+static bool gss_enters(const mask_sim *c, uint32_t ch)
+{
+    return !(c->shallow && c->trie->height[ch] <= c->shallow);
+}
+
+/* Takes the trie nodes among `first` and its later siblings under `parent`
+ * whose byte is of class cls, from level lv: one step for them all, then
+ * each one's reads, acceptance and subtree. */
+static void gss_class(mask_sim *c, gss_level lv, uint32_t parent, uint32_t first, uint32_t cls)
+{
+    const token_trie *tr = c->trie;
+    gss_mark m = gcg_gss_mark(&c->gss);
+    gss_level next = gcg_gss_step(&c->gss, lv, cls, gss_below, c);
+    if (c->gss.st != GCG_OK)
+        return gss_failed(c);
+    for (uint32_t ch = first; ch < tr->end[parent] && c->st == GCG_OK; ch = tr->end[ch])
+        if (c->class_of[tr->byte[ch]] == cls && gss_enters(c, ch)) {
+            c->visits++;
+            gss_record(c, ch, next);
+        }
+    for (uint32_t ch = first; next.hi > next.lo && ch < tr->end[parent] && c->st == GCG_OK; ch = tr->end[ch])
+        if (c->class_of[tr->byte[ch]] == cls && gss_enters(c, ch))
+            gss_children(c, next, ch);
+    gcg_gss_rewind(&c->gss, m);
+}
+
+/* Walks the children of trie node `node`, each with its subtree, from level
+ * lv: children whose bytes are of one class share the step (byte classes
+ * are what the LR tables tell apart). */
+static void gss_children(mask_sim *c, gss_level lv, uint32_t node)
+{
+    const token_trie *tr = c->trie;
+    uint64_t done[4] = {0};
+    for (uint32_t ch = node + 1; ch < tr->end[node] && c->st == GCG_OK; ch = tr->end[ch]) {
+        uint32_t cls = c->class_of[tr->byte[ch]];
+        if (!gss_enters(c, ch) || (done[cls >> 6] >> (cls & 63) & 1))
+            continue;
+        done[cls >> 6] |= 1ull << (cls & 63);
+        gss_class(c, lv, node, ch, cls);
+    }
+}
+
 /* Walks trie node `node` and the subtree below it from level lv. */
 static void gss_subtree(mask_sim *c, gss_level lv, uint32_t node)
 {
@@ -1286,16 +1342,9 @@ static void gss_subtree(mask_sim *c, gss_level lv, uint32_t node)
     gss_level next = gcg_gss_step(&c->gss, lv, c->class_of[tr->byte[node]], gss_below, c);
     if (c->gss.st != GCG_OK)
         return gss_failed(c);
-    for (uint32_t i = 0; i < c->gss.reads.n && c->st == GCG_OK; i += 2)
-        add_config(c, node, c->gss.reads.v[i], c->gss.reads.v[i + 1] + c->offset - 1);
-    if (next.hi > next.lo) {
-        accept_range(c, node, node + 1);
-        for (uint32_t ch = node + 1; ch < tr->end[node] && c->st == GCG_OK; ch = tr->end[ch])
-            if (!(c->shallow && tr->height[ch] <= c->shallow)) {
-                c->visits++;
-                gss_subtree(c, next, ch);
-            }
-    }
+    gss_record(c, node, next);
+    if (next.hi > next.lo)
+        gss_children(c, next, node);
     gcg_gss_rewind(&c->gss, m);
 }
 
