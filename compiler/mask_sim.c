@@ -16,8 +16,8 @@
                                    keeps (see "walks on a graph-structured
                                    stack")                                   */
 #define BIG (UINT32_MAX - 3)    /* STEP_FORM of BIG_STEP                       */
-#define GSS_MIN 32              /* a form of more stacks is not made          */
-#define GSS_SHIFTS 128          /* nor one whose step shifts more stacks      */
+#define GSS_MIN 128             /* a form of more stacks is not made          */
+#define GSS_SHIFTS 512          /* nor one whose step shifts more stacks      */
 
 static bool fail(mask_sim *c, gcg_status st)
 {
@@ -1248,9 +1248,11 @@ static void walk_general(mask_sim *c, frame f, uint32_t g)
  *
  * A step that would make a form of more than GSS_MIN stacks (or shift more
  * than GSS_SHIFTS) got there by forks: realistic grammars stay below a
- * hundred (a few dozen of them pass GSS_MIN), while an ambiguous one
- * multiplies its stacks with every byte, and a list of stacks costs a step
- * per stack per byte. Such a step is not made: it is BIG_STEP, and the child it leads to is walked, with the
+ * hundred, while an ambiguous one multiplies its stacks with every byte,
+ * and a list of stacks costs a step per stack per byte. (Below that the
+ * lists win: their steps are cached per form and class, a graph's are not;
+ * from 32 stacks, some converter grammars took a third more instructions.)
+ * Such a step is not made: it is BIG_STEP, and the child it leads to is walked, with the
  * subtree below it, on a graph-structured stack seeded with the form before
  * it (mask_gss.h): the same tokens accepted and the same reads, memoized
  * under (child, form) (gss_enter). The reference stays where the form has
