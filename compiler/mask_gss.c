@@ -399,7 +399,8 @@ gss_level gcg_gss_step(sym_gss *g, gss_level from, uint32_t cls, gss_below_fn be
     uint32_t lo = n_nodes(g);
     g->level_lo = lo;
     if (++g->step_id == 0) { /* the step marks wrapped: none is of this step */
-        memset(g->mark_step, 0, (size_t)g->mark_cap * sizeof *g->mark_step);
+        for (uint32_t i = 0; i < g->mark_cap; i++)
+            g->mark_step[i] = 0;
         g->step_id = 1;
     }
     /* the tops, copied so that this class's reductions do not touch them */
