@@ -35,7 +35,8 @@ void gcg_gss_free(sym_gss *g)
         free(g->column[i]);
     free(g->column);
     gcg_vec_free(&g->node), gcg_vec_free(&g->edge), gcg_vec_free(&g->reads);
-    gcg_vec_free(&g->front), gcg_vec_free(&g->next), gcg_vec_free(&g->stamp), gcg_vec_free(&g->near), gcg_vec_free(&g->inner);
+    gcg_vec_free(&g->front), gcg_vec_free(&g->next), gcg_vec_free(&g->stamp);
+    gcg_vec_free(&g->near), gcg_vec_free(&g->inner);
     gcg_map64_free(&g->edges);
     *g = (sym_gss){0};
 }
@@ -278,7 +279,8 @@ static uint32_t gss_goto(sym_gss *g, uint32_t state, uint32_t lhs)
 {
     const lr_tables *t = g->lr;
     uint32_t *col = g->column[lhs];
-    if (!col && g->column_cells + t->n_states <= GSS_COLUMN_CELLS && (col = malloc((size_t)t->n_states * sizeof *col))) {
+    if (!col && g->column_cells + t->n_states <= GSS_COLUMN_CELLS &&
+        (col = malloc((size_t)t->n_states * sizeof *col))) {
         for (uint32_t s = 0; s < t->n_states; s++)
             col[s] = lr_goto(t, s, lhs);
         g->column[lhs] = col;

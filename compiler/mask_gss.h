@@ -18,9 +18,10 @@
  * level gains an edge, as Nozohoor-Farshi's correction of Tomita's
  * algorithm does for empty reductions, but each pass only along the paths
  * that an edge of the pass before made: semi-naive evaluation, as in
- * Datalog), then the shifts make the next level. A reduction that pops into the real stack asks `below` for the
- * goto there; where that depends on the real stack it is a read, (lhs,
- * depth), as in the explicit simulation, and the path ends.
+ * Datalog), then the shifts make the next level. A reduction that pops
+ * into the real stack asks `below` for the goto there; where that depends
+ * on the real stack it is a read, (lhs, depth), as in the explicit
+ * simulation, and the path ends.
  *
  * Nodes live in one array used as a stack: gcg_gss_mark before a step and
  * gcg_gss_rewind after the walk below it give the room back.

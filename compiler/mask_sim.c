@@ -1252,12 +1252,12 @@ static void walk_general(mask_sim *c, frame f, uint32_t g)
  * and a list of stacks costs a step per stack per byte. (Below that the
  * lists win: their steps are cached per form and class, a graph's are not;
  * from 32 stacks, some converter grammars took a third more instructions.)
- * Such a step is not made: it is BIG_STEP, and the child it leads to is walked, with the
- * subtree below it, on a graph-structured stack seeded with the form before
- * it (mask_gss.h): the same tokens accepted and the same reads, memoized
- * under (child, form) (gss_enter). The reference stays where the form has
- * it, so a read's depth is below the form's reference and its skip counts
- * from the form's offset. */
+ * Such a step is not made: it is BIG_STEP, and the child it leads to is
+ * walked, with the subtree below it, on a graph-structured stack seeded
+ * with the form before it (mask_gss.h): the same tokens accepted and the
+ * same reads, memoized under (child, form) (gss_enter). The reference
+ * stays where the form has it, so a read's depth is below the form's
+ * reference and its skip counts from the form's offset. */
 
 /* The consensus below the reference of the walk in hand (mask_gss.h). */
 static uint32_t gss_below(void *ctx, uint32_t depth, uint32_t lhs)
