@@ -221,6 +221,8 @@ static void read_add(sym_gss *g, uint32_t lhs, uint32_t depth)
 
 typedef struct reduction {
     uint32_t lo, lhs; /* the level being built, the rule's left side */
+    uint32_t node_cut, edge_cut; /* this pass: nodes and edges from these on
+                                    are new (see gcg_gss_step)             */
     gss_below_fn below;
     void *ctx;
 } reduction;
@@ -297,7 +299,7 @@ static uint32_t gss_goto(sym_gss *g, uint32_t state, uint32_t lhs)
 static void pop(sym_gss *g, const reduction *r, uint32_t v, uint32_t len)
 {
     g->front.n = 0;
-    if (!gcg_vec_push(&g->front, 2 * v + (v >= g->node_cut)))
+    if (!gcg_vec_push(&g->front, 2 * v + (v >= r->node_cut)))
         return (void)fail(g, GCG_ERR_NOMEM);
     for (uint32_t k = 0; k < len && g->front.n && g->st == GCG_OK; k++) {
         frontier_next(g);
@@ -312,7 +314,7 @@ static void pop(sym_gss *g, const reduction *r, uint32_t v, uint32_t len)
             }
             for (uint32_t e = node_at(g, x)[N_HEAD]; e != NONE; e = g->edge.v[2 * e + 1]) {
                 uint32_t y = g->edge.v[2 * e];
-                if (fresh || e >= g->edge_cut)
+                if (fresh || e >= r->edge_cut)
                     frontier_add(g, &g->next, y, true);
                 else if (y >= r->lo)
                     frontier_add(g, &g->next, y, false);
@@ -366,14 +368,15 @@ static void shift_node(sym_gss *g, uint32_t lo, uint32_t v, uint32_t a)
             edge_add(g, level_state(g, lo, GCG_ACT_ARG(list[i])), v);
 }
 
-/* For each node of the level from lo, the fewest entries a pop from it
+/* For each node of the level from r->lo, the fewest entries a pop from it
  * takes to follow a new path (0: the node is new, NONE: none), into
  * g->near: 1 when the node has a new edge (its newest edge is its first),
  * else one more than the nearest node of the level it has an edge to,
  * relaxed over those edges (g->inner: they come from empty reductions, few,
  * and may form cycles) to a fixpoint. */
-static bool nearest_new(sym_gss *g, uint32_t lo)
+static bool nearest_new(sym_gss *g, const reduction *r)
 {
+    uint32_t lo = r->lo;
     uint32_t n = n_nodes(g) - lo, *near;
     g->near.n = 0;
     if (!gcg_vec_reserve(&g->near, n))
@@ -381,7 +384,7 @@ static bool nearest_new(sym_gss *g, uint32_t lo)
     near = g->near.v, g->near.n = n;
     for (uint32_t v = lo; v < lo + n; v++) {
         uint32_t head = node_at(g, v)[N_HEAD];
-        near[v - lo] = v >= g->node_cut ? 0 : head != NONE && head >= g->edge_cut ? 1 : NONE;
+        near[v - lo] = v >= r->node_cut ? 0 : head != NONE && head >= r->edge_cut ? 1 : NONE;
     }
     for (bool again = true; again;) {
         again = false;
@@ -421,9 +424,9 @@ gss_level gcg_gss_step(sym_gss *g, gss_level from, uint32_t cls, gss_below_fn be
     uint32_t last_nodes = 0, last_edges = 0; /* where the last pass began */
     for (bool first = true; first || (g->changed && g->st == GCG_OK); first = false) {
         g->changed = false;
-        g->node_cut = last_nodes, g->edge_cut = last_edges;
+        r.node_cut = last_nodes, r.edge_cut = last_edges;
         last_nodes = n_nodes(g), last_edges = g->edge.n / 2;
-        if (!first && !nearest_new(g, lo))
+        if (!first && !nearest_new(g, &r))
             break;
         for (uint32_t v = lo; v < n_nodes(g) && g->st == GCG_OK; v++) {
             uint32_t shortest = first || v >= last_nodes ? 0 : g->near.v[v - lo];

@@ -67,7 +67,6 @@ typedef struct sym_gss {
     uint32_t level_lo; /* the first node of the level being built, or NONE  */
     vec inner;        /* the step's edges within its level: (node, node)    */
     vec near;         /* per node of the level: see nearest_new             */
-    uint32_t node_cut, edge_cut; /* nodes and edges from these on are new   */
     uint32_t max_nodes;
     bool changed;
     gcg_status st;    /* first failure: GCG_ERR_NOMEM or GCG_ERR_LIMIT      */
