@@ -203,11 +203,12 @@ typedef struct fork_bound {
     uint32_t *queue, n_queue, cap_queue;
     uint32_t max_stacks, n_configs;
     uint64_t work, compares;
-    fb_stack work_stacks[FB_WORK];
-    uint32_t n_work;
+    fb_stack work_stacks[FB_WORK];    /* the stacks reductions made           */
+    uint32_t n_work, n_own;           /* ... and the configuration's stacks   */
     uint32_t work_slot[2 * FB_WORK], work_gen[2 * FB_WORK], gen; /* hash set over
                                     work_stacks, valid where work_gen == gen */
-    fb_config scratch, sorted;
+    fb_config scratch;                /* a step's successor configuration    */
+    const fb_stack *ord[FB_STACKS];   /* ... its distinct stacks, in order   */
     fb_nodes nodes;                   /* merging's tables                    */
     fb_levels levels;                 /* normalizing's                       */
     uint32_t *consulted, n_consulted; /* states whose action the exploration of
@@ -301,8 +302,11 @@ static uint32_t fb_stack_hash(const fb_stack *s)
     return (uint32_t)(h ^ (h >> 32));
 }
 
-/* Adds s to the step's work list unless it is there (a hash set: a step
- * may meet a thousand stacks); false when full. */
+/* Adds s, a stack a reduction made, to the step's work list unless it is
+ * there (a hash set: a step may meet a thousand stacks); false when full.
+ * The configuration's own stacks are not in the set: they are distinct
+ * (normalized) and none ends in an entry of this step's level, as every
+ * reduced stack does. */
 static bool fb_work_add(fork_bound *f, const fb_stack *s)
 {
     uint32_t h = fb_stack_hash(s) & (2 * FB_WORK - 1);
@@ -311,7 +315,7 @@ static bool fb_work_add(fork_bound *f, const fb_stack *s)
         if (fb_same(&f->work_stacks[f->work_slot[h]], s))
             return true;
     }
-    if (f->n_work == FB_WORK)
+    if (f->n_work + f->n_own == FB_WORK)
         return false;
     f->work_gen[h] = f->gen, f->work_slot[h] = f->n_work;
     fb_copy(&f->work_stacks[f->n_work++], s);
@@ -385,11 +389,12 @@ static fb_result fb_step(fork_bound *f, const fb_config *c, uint32_t t, fb_confi
     }
     out->nb = c->nb, out->ns = 0;
     memcpy(out->base, c->base, c->nb * sizeof *c->base);
-    for (uint32_t i = 0; i < c->ns; i++)
-        if (!fb_work_add(f, &c->s[i]))
-            return FB_GIVE_UP;
-    for (uint32_t i = 0; i < f->n_work; i++) {
-        const fb_stack *s = &f->work_stacks[i]; /* the list only grows */
+    f->n_own = c->ns;
+    if (f->n_own > FB_WORK)
+        return FB_GIVE_UP;
+    for (uint32_t i = 0; i < c->ns + f->n_work; i++) {
+        /* c's stacks, then those reductions made: the list only grows */
+        const fb_stack *s = i < c->ns ? &c->s[i] : &f->work_stacks[i - c->ns];
         uint32_t top = fb_top(c, s), a = lr_action(lr, top, t);
         if (f->seen[top] != f->seen_gen) {
             f->seen[top] = f->seen_gen;
@@ -598,6 +603,22 @@ static int fb_cmp_u32(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+#define FB_SMALL_SORT 32 /* up to this many, insertion sort beats qsort's set-up */
+
+static void fb_sort_u32(uint32_t *v, uint32_t n)
+{
+    if (n > FB_SMALL_SORT) {
+        qsort(v, n, sizeof *v, fb_cmp_u32);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t x = v[i], j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
 /* The slot of `level` in t: its own, or the empty one where it goes. */
 static uint32_t fb_level_slot(const fb_levels *t, uint32_t level)
 {
@@ -628,6 +649,21 @@ static int fb_cmp_stack_ptr(const void *x, const void *y)
     return fb_cmp_stack(*(const fb_stack *const *)x, *(const fb_stack *const *)y);
 }
 
+static void fb_sort_stacks(const fb_stack **v, uint32_t n)
+{
+    if (n > FB_SMALL_SORT) {
+        qsort(v, n, sizeof *v, fb_cmp_stack_ptr);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        const fb_stack *x = v[i];
+        uint32_t j = i;
+        for (; j > 0 && fb_cmp_stack(v[j - 1], x) > 0; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
 /* The rank of each distinct level among them all, by a hash set of the
  * levels met: a configuration has thousands of entries but few levels. */
 static void fb_rank_levels(fb_levels *t, fb_config *c)
@@ -643,7 +679,7 @@ static void fb_rank_levels(fb_levels *t, fb_config *c)
             if (t->gen_of[h] != t->gen)
                 t->gen_of[h] = t->gen, t->key[h] = c->s[i].e[k].level, t->distinct[n++] = c->s[i].e[k].level;
         }
-    qsort(t->distinct, n, sizeof *t->distinct, fb_cmp_u32);
+    fb_sort_u32(t->distinct, n);
     for (uint32_t r = 0; r < n; r++)
         t->rank[fb_level_slot(t, t->distinct[r])] = r;
     for (uint32_t i = 0; i < c->ns; i++)
@@ -655,8 +691,9 @@ static void fb_rank_levels(fb_levels *t, fb_config *c)
 
 /* Canonical form: base entries no stack stands on dropped, levels renamed by
  * rank (only their equality matters to later steps; the fork step's flag
- * is kept), stacks sorted and equal ones dropped. */
-static void fb_normalize(fb_config *c, fb_config *tmp, fb_levels *levels)
+ * is kept), stacks sorted and equal ones dropped: ord[0..n) lists the
+ * distinct stacks in order (they stay in c: a stack is 1 KB); returns n. */
+static uint32_t fb_normalize(fb_config *c, fb_levels *levels, const fb_stack **ord)
 {
     uint32_t lo = UINT32_MAX;
     for (uint32_t i = 0; i < c->ns; i++)
@@ -666,25 +703,24 @@ static void fb_normalize(fb_config *c, fb_config *tmp, fb_levels *levels)
     for (uint32_t i = 0; i < c->ns; i++)
         c->s[i].d -= lo;
     fb_rank_levels(levels, c);
-    const fb_stack *ord[FB_STACKS]; /* sorted by pointer: a stack is 1 KB */
     for (uint32_t i = 0; i < c->ns; i++)
         ord[i] = &c->s[i];
-    qsort(ord, c->ns, sizeof *ord, fb_cmp_stack_ptr);
+    fb_sort_stacks(ord, c->ns);
     uint32_t n = 0;
     for (uint32_t i = 0; i < c->ns; i++) /* merged nodes can make stacks equal */
-        if (n == 0 || !fb_same(&tmp->s[n - 1], ord[i]))
-            fb_copy(&tmp->s[n++], ord[i]);
-    for (uint32_t i = 0; i < n; i++)
-        fb_copy(&c->s[i], &tmp->s[i]);
-    c->ns = n;
+        if (n == 0 || !fb_same(ord[n - 1], ord[i]))
+            ord[n++] = ord[i];
+    return n;
 }
 
-/* Serializes c at the end of the key pool: length, nb, ns, base, stacks. */
-static bool fb_serialize(fork_bound *f, const fb_config *c, uint32_t *at)
+/* Serializes c's base and the stacks ord[0..ns) at the end of the key pool:
+ * length, nb, ns, base, stacks. */
+static bool fb_serialize(fork_bound *f, const fb_config *c, const fb_stack *const *ord, uint32_t ns,
+                         uint32_t *at)
 {
     uint32_t len = 3 + c->nb;
-    for (uint32_t i = 0; i < c->ns; i++)
-        len += 2 + 2 * c->s[i].n;
+    for (uint32_t i = 0; i < ns; i++)
+        len += 2 + 2 * ord[i]->n;
     if (f->n_keys + len > f->cap_keys) {
         uint32_t cap = f->cap_keys ? f->cap_keys : 4096;
         while (f->n_keys + len > cap)
@@ -696,13 +732,13 @@ static bool fb_serialize(fork_bound *f, const fb_config *c, uint32_t *at)
     }
     uint32_t *k = f->keys + f->n_keys;
     *at = f->n_keys;
-    *k++ = len, *k++ = c->nb, *k++ = c->ns;
+    *k++ = len, *k++ = c->nb, *k++ = ns;
     memcpy(k, c->base, c->nb * sizeof *k);
     k += c->nb;
-    for (uint32_t i = 0; i < c->ns; i++) {
-        *k++ = c->s[i].d, *k++ = c->s[i].n;
-        for (uint32_t j = 0; j < c->s[i].n; j++)
-            *k++ = c->s[i].e[j].state, *k++ = c->s[i].e[j].level;
+    for (uint32_t i = 0; i < ns; i++) {
+        *k++ = ord[i]->d, *k++ = ord[i]->n;
+        for (uint32_t j = 0; j < ord[i]->n; j++)
+            *k++ = ord[i]->e[j].state, *k++ = ord[i]->e[j].level;
     }
     return true;
 }
@@ -796,12 +832,12 @@ static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool 
             if (out->s[i].e[k].level == FB_RED && fb_maybe_base(out, f->lr, out->s[i].e[k].state))
                 out->s[i].e[k].level |= FB_FIRST;
     fb_merge(out, &f->nodes, f->lr, first);
-    fb_normalize(out, &f->sorted, &f->levels);
-    if (out->ns < 2)
+    uint32_t ns = fb_normalize(out, &f->levels, f->ord);
+    if (ns < 2)
         return FB_OK;
-    f->max_stacks = out->ns > f->max_stacks ? out->ns : f->max_stacks;
+    f->max_stacks = ns > f->max_stacks ? ns : f->max_stacks;
     uint32_t at;
-    return fb_serialize(f, out, &at) ? fb_intern(f, at) : FB_GIVE_UP;
+    return fb_serialize(f, out, f->ord, ns, &at) ? fb_intern(f, at) : FB_GIVE_UP;
 }
 
 /* Whether terminal u does from the configuration in hand what an explored
