@@ -19,6 +19,16 @@
 #define GSS_MIN 128             /* a form of more stacks is not made          */
 #define GSS_SHIFTS 512          /* nor one whose step shifts more stacks      */
 
+/* The first computation of a cached answer, kept out of its look-up so that
+ * the walk's look-ups inline small (a trie walk makes millions). */
+#if defined(__GNUC__)
+#define OUT_OF_LINE __attribute__((noinline))
+#define IN_LINE inline __attribute__((always_inline))
+#else
+#define OUT_OF_LINE
+#define IN_LINE inline
+#endif
+
 static bool fail(mask_sim *c, gcg_status st)
 {
     if (c->st == GCG_OK)
@@ -622,10 +632,8 @@ static uint32_t step_compute(mask_sim *c, uint32_t set, uint32_t cls)
  * does not enter such a child at all. Most are (a state inside a literal
  * takes one byte of the 256). err_words words at c->dead.v + the offset
  * returned, computed on first use; NONE on failure. */
-static uint32_t form_dead(mask_sim *c, uint32_t f)
+OUT_OF_LINE static uint32_t form_dead_compute(mask_sim *c, uint32_t f)
 {
-    if (c->form_dead.v[f] != NONE)
-        return c->form_dead.v[f];
     uint32_t set = c->form_set.v[f], ref = c->form_ref.v[f], at = c->dead.n;
     uint32_t start = c->sset_start.v[set], n = c->sset_len.v[set];
     uint64_t d[ERR_WORDS];
@@ -642,6 +650,13 @@ static uint32_t form_dead(mask_sim *c, uint32_t f)
     c->dead.n += 2 * c->err_words;
     c->form_dead.v[f] = at;
     return at;
+}
+
+/* The walk asks once per frame: the known answer is read in line. */
+static inline uint32_t form_dead(mask_sim *c, uint32_t f)
+{
+    uint32_t at = c->form_dead.v[f];
+    return at != NONE ? at : form_dead_compute(c, f);
 }
 
 /* Whether byte class cls dies at once on the form whose dead classes lie at
@@ -724,11 +739,9 @@ static void behav_keep(mask_sim *c, uint32_t form, uint32_t cls)
 /* The step of form `form` on class cls, computed on first use. A form is
  * one (stack set, reference) pair, so the table indexed by form and class
  * is the whole store: no hashing on the walk's path. */
-static const uint32_t *step_get(mask_sim *c, uint32_t form, uint32_t cls)
+OUT_OF_LINE static const uint32_t *step_get_compute(mask_sim *c, uint32_t form, uint32_t cls)
 {
     uint64_t di = (uint64_t)form * c->lr->n_terms + cls;
-    if (di < c->cap_direct && c->direct[di] != NONE)
-        return c->steps.v + (size_t)c->direct[di] * STEP_WORDS;
     if (!steps_reserve(c))
         return NULL;
     uint32_t dead = form_dead(c, form);
@@ -750,6 +763,15 @@ static const uint32_t *step_get(mask_sim *c, uint32_t form, uint32_t cls)
     }
     c->direct[di] = idx;
     return c->steps.v + (size_t)idx * STEP_WORDS;
+}
+
+/* A step the walk has taken before is one look-up, read in line. */
+static inline const uint32_t *step_get(mask_sim *c, uint32_t form, uint32_t cls)
+{
+    uint64_t di = (uint64_t)form * c->lr->n_terms + cls;
+    if (di < c->cap_direct && c->direct[di] != NONE)
+        return c->steps.v + (size_t)c->direct[di] * STEP_WORDS;
+    return step_get_compute(c, form, cls);
 }
 
 /* Records a step's reads as configurations at trie node `node`: a read at
@@ -777,7 +799,7 @@ static const uint32_t *step_replay(mask_sim *c, const uint32_t *st, uint32_t nod
 #define MEMO_MIN 64u
 
 /* Notes that the tokens ending at trie nodes [a, b) are accepted. */
-static void accept_range(mask_sim *c, uint32_t a, uint32_t b)
+static inline void accept_range(mask_sim *c, uint32_t a, uint32_t b)
 {
     if (c->acc_log.n > c->acc_floor && c->acc_log.v[c->acc_log.n - 1] == a)
         c->acc_log.v[c->acc_log.n - 1] = b;
@@ -1126,7 +1148,7 @@ static bool char_holds(const mask_sim *c, uint32_t low, uint32_t n)
  * the stack below K through those reads. */
 
 static void walk(mask_sim *c, frame top);
-static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *to);
+static IN_LINE bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *to);
 static bool frame_at(mask_sim *c, uint32_t node, uint32_t set, uint32_t ref, uint32_t offset, frame *f);
 
 /* The general form of lowest form f, or DEAD when it has none (cached). */
@@ -1394,7 +1416,54 @@ static void gss_enter(mask_sim *c, const frame *from, uint32_t child)
 /* Enters trie node `child` from frame `from`'s stacks: on success the new
  * frame is filled in and true returned; false when every stack dies (or the
  * subtree was replayed from the memo, so there is nothing to walk). */
-static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *to)
+/* Whether the subtree below `child`, entered by step st, is accepted whole
+ * (a loop keeps every byte below it); *low: the lowest form of st's outcome. */
+OUT_OF_LINE static bool enter_whole(mask_sim *c, const frame *from, const uint32_t *st, uint32_t child,
+                                    uint32_t *low)
+{
+    uint32_t reads = st[STEP_N_READS];
+    *low = step_lowest(c, st);
+    const uint64_t *keep = reads || *low == NONE ? NULL : loop_of(c, *low, *low == from->low);
+    if ((keep && loop_holds(c, keep, child)) || (!reads && *low != NONE && char_holds(c, *low, child))) {
+        accept_range(c, child, c->trie->end[child]);
+        return true;
+    }
+    return false;
+}
+
+/* Whether enter_whole must be asked: false when st's lowest form is known
+ * and can be no loop (a loop or a character mark would be known by now,
+ * unless the form is the one walked from, whose loop bytes enter_whole
+ * finds); enter_whole would then answer false. */
+static inline bool may_be_whole(const mask_sim *c, const frame *from, const uint32_t *st)
+{
+    uint32_t low = st[STEP_LOW];
+    return low == NONE || (!st[STEP_N_READS] && (low == from->low || c->form_loop.v[low] != NONE ||
+                                                 c->form_char.v[low] != NONE));
+}
+
+/* Frame `to` heads a subtree of at least MEMO_MIN nodes: replayed when known,
+ * else recorded, and walked in its general form where it has one; true when
+ * the caller is to walk it. */
+OUT_OF_LINE static bool enter_large(mask_sim *c, frame *to)
+{
+    if (memo_replayed(c, to))
+        return false;
+    if (c->trie->depth[to->node] < c->shallow)
+        return true; /* some subtrees below are skipped: not a whole walk */
+    memo_begin(c, to);
+    uint32_t g = c->share ? form_general(c, to->form) : DEAD;
+    if (g == DEAD)
+        return true;
+    walk_general(c, *to, g);
+    return false;
+}
+
+/* Enters trie node `child` below frame `from`: steps its byte, logs what it
+ * accepts and reads; true when the caller is to walk below it from frame
+ * `to`. The common case (a step known, nothing read, a small subtree) is
+ * read in line: a walk enters millions of nodes. */
+static IN_LINE bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *to)
 {
     c->visits++;
     c->offset = from->offset;
@@ -1403,34 +1472,22 @@ static bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *t
         gss_enter(c, from, child);
         return false;
     }
-    if (!st || !step_replay(c, st, child) || st[STEP_FORM] == NONE)
+    if (!st || (st[STEP_N_READS] && !step_replay(c, st, child)) || st[STEP_FORM] == NONE)
         return false;
-    uint32_t form = st[STEP_FORM], drop = st[STEP_DROP], reads = st[STEP_N_READS], low = NONE;
-    if (c->share && c->trie->end[child] != child + 1) {
-        low = step_lowest(c, st);
-        const uint64_t *keep = reads || low == NONE ? NULL : loop_of(c, low, low == from->low);
-        if ((keep && loop_holds(c, keep, child)) || (!reads && low != NONE && char_holds(c, low, child))) {
-            accept_range(c, child, c->trie->end[child]);
+    /* st is read before enter_whole: stepping a loop's bytes may move the steps */
+    uint32_t end = c->trie->end[child], form = st[STEP_FORM], drop = st[STEP_DROP], low = NONE;
+    if (c->share && end != child + 1) {
+        if (!may_be_whole(c, from, st))
+            low = st[STEP_LOW];
+        else if (enter_whole(c, from, st, child, &low))
             return false;
-        }
     }
     accept_range(c, child, child + 1);
-    if (c->trie->end[child] == child + 1)
+    if (end == child + 1)
         return false; /* a leaf: nothing below */
     *to = (frame){.node = child, .child = child + 1, .form = form, .offset = from->offset + drop,
                   .memo_key = UINT64_MAX, .low = low};
-    if (c->trie->end[child] - child < MEMO_MIN)
-        return true;
-    if (memo_replayed(c, to))
-        return false;
-    if (c->trie->depth[child] < c->shallow)
-        return true; /* some subtrees below are skipped: not a whole walk */
-    memo_begin(c, to);
-    uint32_t g = c->share ? form_general(c, to->form) : DEAD;
-    if (g == DEAD)
-        return true;
-    walk_general(c, *to, g);
-    return false;
+    return end - child < MEMO_MIN || enter_large(c, to);
 }
 
 /* The next child of frame f's node to enter, or NONE. A child on whose
