@@ -35,6 +35,7 @@ typedef struct ctx {
     vec set_pos_start, set_pos_len, set_pos; /* each set's positions           */
     vec d_start, d_len, d_data;      /* automaton states: sorted config triples */
     map64 d_ids;
+    vec d_deepest;                   /* per state: greatest trie depth of a config */
     vec d_moving;                    /* per state: least trie depth of a config
                                         naming a moving nonterminal, or NONE    */
     vec d_reads_start, d_reads_len, d_reads; /* per state: (lhs, least trie
@@ -184,11 +185,12 @@ static int cmp_triple(const void *x, const void *y)
  * that they do not scan its configurations at each use. */
 static bool d_summarize(ctx *c, const uint32_t *cfgs, uint32_t n)
 {
-    uint32_t least = NONE;
+    uint32_t least = NONE, deepest = 0;
     c->scratch.n = 0;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t *cf = cfgs + 3 * i;
         uint32_t depth = c->trie->depth[cf[0]];
+        deepest = depth > deepest ? depth : deepest;
         if (c->hz.moving[cf[1]] && depth < least)
             least = depth;
         if (cf[2] == 0 && (!gcg_vec_push(&c->scratch, cf[1]) || !gcg_vec_push(&c->scratch, depth)))
@@ -196,7 +198,8 @@ static bool d_summarize(ctx *c, const uint32_t *cfgs, uint32_t n)
     }
     if (!gcg_sort_records(c->scratch.v, c->scratch.n / 2, 2, &c->sort_tmp))
         return false;
-    bool ok = gcg_vec_push(&c->d_moving, least) && gcg_vec_push(&c->d_reads_start, c->d_reads.n);
+    bool ok = gcg_vec_push(&c->d_moving, least) && gcg_vec_push(&c->d_deepest, deepest) &&
+              gcg_vec_push(&c->d_reads_start, c->d_reads.n);
     uint32_t first = c->d_reads.n;
     for (uint32_t i = 0; i < c->scratch.n && ok; i += 2)
         if (i == 0 || c->scratch.v[i] != c->scratch.v[i - 2])
@@ -383,40 +386,90 @@ static void run_roots(ctx *c, uint8_t *done)
 }
 
 /* Acc(D, q) and the next D: configurations waiting deeper move up by one,
- * those waiting for this entry resume with q exposed. */
-static void resume_configs(ctx *c, uint32_t d, uint32_t q)
+ * those waiting for this entry resume with q exposed (in a shallow run, only
+ * those with a long token below). Returns how many moved up. */
+static uint32_t resume_configs(ctx *c, uint32_t d, uint32_t q)
 {
+    uint32_t moved = 0, shallow = c->sim.shallow;
     for (uint32_t i = 0; i < c->d_len.v[d] && c->sim.st == GCG_OK; i++) {
         const uint32_t *cf = c->d_data.v + c->d_start.v[d] + 3 * i;
         uint32_t node = cf[0], lhs = cf[1], skip = cf[2];
         if (skip > 0) {
             gcg_mask_sim_add_config(&c->sim, node, lhs, skip - 1);
+            moved++;
             continue;
         }
+        if (shallow && c->trie->height[node] <= shallow)
+            continue; /* as gcg_mask_sim_resume would, without the goto */
         uint32_t to = lr_goto(c->lr, q, lhs);
         if (to != GCG_NO_GOTO)
             gcg_mask_sim_resume(&c->sim, node, q, to);
     }
+    return moved;
 }
 
 static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *next)
 {
     gcg_mask_sim_begin(&c->sim);
-    resume_configs(c, d, q);
+    (void)resume_configs(c, d, q);
     *acc = set_id(c);
     *next = d_id(c);
 }
 
+#define FEW_LONG 64 /* long tokens looked up one by one in a twin's set */
+
+/* Whether token set `acc` holds no token longer than `reach` bytes, asked
+ * where few are (false when many: then it is not looked into). */
+static bool set_short_only(const ctx *c, uint32_t acc, uint32_t reach)
+{
+    const token_trie *tr = c->trie;
+    const uint32_t *lp = tr->long_pos + tr->long_first[reach], n_lp = tr->long_first[reach + 1] - tr->long_first[reach];
+    const uint32_t *iv = c->set_pos.v + c->set_pos_start.v[acc], n_iv = c->set_pos_len.v[acc];
+    if (n_lp > FEW_LONG)
+        return false;
+    for (uint32_t i = 0; i < n_lp; i++) {
+        uint32_t lo = 0, hi = n_iv / 2; /* the first interval ending after lp[i] */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (iv[2 * mid + 1] <= lp[i])
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < n_iv / 2 && iv[2 * lo] <= lp[i])
+            return false;
+    }
+    return true;
+}
+
+/* Whether the deep run just made (its walk of the long subtrees logged no
+ * token and no configuration beyond the `moved` ones every resume of D
+ * makes) leaves the twin's result (acc, next) as it is: so when the twin's
+ * own long part is empty too, no token longer than `reach` and no
+ * configuration deeper. Most deep runs of a chain's last links are such:
+ * only its few longest tokens reach the end. */
+static bool deep_part_empty(ctx *c, uint32_t moved, uint32_t acc, uint32_t next, uint32_t reach)
+{
+    if (c->sim.st != GCG_OK || c->sim.cfgs.n != 3 * moved || (next != NONE && c->d_deepest.v[next] > reach))
+        return false;
+    uint32_t n_deep;
+    gcg_mask_sim_positions(&c->sim, &n_deep);
+    return c->sim.st == GCG_OK && n_deep == 0 && set_short_only(c, acc, reach);
+}
+
 /* As run_resume, from the result (acc, next) of q's twin, which agrees on
- * tokens of at most `reach` bytes: only the deep subtrees are walked. */
+ * tokens of at most `reach` bytes: only the deep subtrees are walked, and
+ * the twin's result stands when neither run has a deep part. */
 static void run_resume_deep(ctx *c, uint32_t d, uint32_t q, uint32_t reach, uint32_t *acc, uint32_t *next)
 {
     uint32_t twin_acc = *acc;
     gcg_mask_sim_begin(&c->sim);
-    add_short_configs(c, *next, reach);
     gcg_mask_sim_set_shallow(&c->sim, reach);
-    resume_configs(c, d, q);
+    uint32_t moved = resume_configs(c, d, q);
     gcg_mask_sim_set_shallow(&c->sim, 0);
+    if (deep_part_empty(c, moved, twin_acc, *next, reach))
+        return;
+    add_short_configs(c, *next, reach);
     *acc = merged_set(c, twin_acc, reach);
     *next = d_id(c);
 }
@@ -591,7 +644,7 @@ static void ctx_free(ctx *c)
     gcg_mask_sim_free(&c->sim);
     gcg_horizon_free(&c->hz);
     free(c->path), free(c->reaches), free(c->bits);
-    vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->d_moving,
+    vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->d_moving, &c->d_deepest,
                  &c->d_reads_start, &c->d_reads_len, &c->d_reads,
                  &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch, &c->sort_tmp};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
