@@ -303,8 +303,11 @@ static uint32_t merged_set(ctx *c, uint32_t acc, uint32_t reach)
     const uint32_t *lp = tr->long_pos + tr->long_first[reach], n_lp = tr->long_first[reach + 1] - tr->long_first[reach];
     c->short_pos.n = 0;
     for (uint32_t j = 0, i = 0; j < n_tw; j += 2) { /* [a, b) minus the long positions */
-        uint32_t a = tw[j], b = tw[j + 1], lo = i, hi = n_lp;
-        while (lo < hi) { /* the first long position >= a */
+        uint32_t a = tw[j], b = tw[j + 1], lo = i, hi = i, step = 1;
+        while (hi < n_lp && lp[hi] < a) /* gallop: the next one is usually near */
+            lo = hi + 1, hi += step, step *= 2;
+        hi = hi < n_lp ? hi : n_lp;
+        while (lo < hi) { /* the first long position >= a, in [lo, hi] */
             uint32_t mid = lo + (hi - lo) / 2;
             if (lp[mid] < a)
                 lo = mid + 1;
