@@ -19,8 +19,10 @@
 #define GSS_MIN 128             /* a form of more stacks is not made          */
 #define GSS_SHIFTS 512          /* nor one whose step shifts more stacks      */
 
-/* The first computation of a cached answer, kept out of its look-up so that
- * the walk's look-ups inline small (a trie walk makes millions). */
+/* A trie walk enters millions of nodes: its common path (cached look-ups,
+ * enter_child) is forced in line, and the rare ones (a cached answer's first
+ * computation, a subtree taken whole or memoized) are kept out of line so
+ * that the common path stays small. */
 #if defined(__GNUC__)
 #define OUT_OF_LINE __attribute__((noinline))
 #define IN_LINE inline __attribute__((always_inline))
