@@ -426,7 +426,8 @@ static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *
 static bool set_short_only(const ctx *c, uint32_t acc, uint32_t reach)
 {
     const token_trie *tr = c->trie;
-    const uint32_t *lp = tr->long_pos + tr->long_first[reach], n_lp = tr->long_first[reach + 1] - tr->long_first[reach];
+    const uint32_t *lp = tr->long_pos + tr->long_first[reach];
+    uint32_t n_lp = tr->long_first[reach + 1] - tr->long_first[reach];
     const uint32_t *iv = c->set_pos.v + c->set_pos_start.v[acc], n_iv = c->set_pos_len.v[acc];
     if (n_lp > FEW_LONG)
         return false;
@@ -647,8 +648,8 @@ static void ctx_free(ctx *c)
     gcg_mask_sim_free(&c->sim);
     gcg_horizon_free(&c->hz);
     free(c->path), free(c->reaches), free(c->bits);
-    vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->d_moving, &c->d_deepest,
-                 &c->d_reads_start, &c->d_reads_len, &c->d_reads,
+    vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->d_moving,
+                 &c->d_deepest, &c->d_reads_start, &c->d_reads_len, &c->d_reads,
                  &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch, &c->sort_tmp};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
