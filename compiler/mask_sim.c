@@ -1415,9 +1415,6 @@ static void gss_enter(mask_sim *c, const frame *from, uint32_t child)
         memo_store(c, &f);
 }
 
-/* Enters trie node `child` from frame `from`'s stacks: on success the new
- * frame is filled in and true returned; false when every stack dies (or the
- * subtree was replayed from the memo, so there is nothing to walk). */
 /* Whether the subtree below `child`, entered by step st, is accepted whole
  * (a loop keeps every byte below it); *low: the lowest form of st's outcome. */
 OUT_OF_LINE static bool enter_whole(mask_sim *c, const frame *from, const uint32_t *st, uint32_t child,
@@ -1463,7 +1460,8 @@ OUT_OF_LINE static bool enter_large(mask_sim *c, frame *to)
 
 /* Enters trie node `child` below frame `from`: steps its byte, logs what it
  * accepts and reads; true when the caller is to walk below it from frame
- * `to`. The common case (a step known, nothing read, a small subtree) is
+ * `to` (false when every stack dies, or the subtree was taken whole or
+ * replayed from the memo, so there is nothing to walk). The common case (a step known, nothing read, a small subtree) is
  * read in line: a walk enters millions of nodes. */
 static IN_LINE bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *to)
 {
