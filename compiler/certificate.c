@@ -214,8 +214,9 @@ typedef struct fork_bound {
     uint32_t *consulted, n_consulted; /* states whose action the exploration of
                                          one (configuration, terminal) read */
     uint32_t *seen, seen_gen;         /* per state: consulted in this one   */
-    uint32_t *reps, n_reps_words;     /* terminals explored from the config in
-                                         hand: (t, n, states...) records     */
+    uint32_t *reps, n_reps_words, cap_reps; /* terminals explored from the
+                                         config in hand: (t, n, states...)
+                                         records                             */
 } fork_bound;
 
 static uint32_t fb_top(const fb_config *c, const fb_stack *s)
@@ -859,10 +860,13 @@ static bool fb_known_behavior(const fork_bound *f, uint32_t u)
 /* Records the exploration of terminal t just done; false when out of memory. */
 static bool fb_keep_behavior(fork_bound *f, uint32_t t)
 {
-    uint32_t *r = realloc(f->reps, ((size_t)f->n_reps_words + 2 + f->n_consulted) * sizeof *r);
-    if (!r)
-        return false;
-    f->reps = r;
+    uint32_t need = f->n_reps_words + 2 + f->n_consulted, *r = f->reps;
+    if (need > f->cap_reps) {
+        uint32_t cap = need > 2 * f->cap_reps ? need : 2 * f->cap_reps;
+        if (!(r = realloc(f->reps, (size_t)cap * sizeof *r)))
+            return false;
+        f->reps = r, f->cap_reps = cap;
+    }
     r[f->n_reps_words] = t, r[f->n_reps_words + 1] = f->n_consulted;
     memcpy(r + f->n_reps_words + 2, f->consulted, f->n_consulted * sizeof *r);
     f->n_reps_words += 2 + f->n_consulted;
@@ -890,8 +894,8 @@ static fb_result fb_explore_recorded(fork_bound *f, const fb_config *c, uint32_t
 /* Every configuration reachable from one stack forking at cell (q, t). */
 static fb_result fb_from_cell(fork_bound *f, uint32_t q, uint32_t t, fb_config *c)
 {
-    memset(c, 0, sizeof *c);
-    c->nb = 1, c->ns = 1, c->base[0] = q;
+    c->nb = 1, c->ns = 1, c->base[0] = q; /* the rest of the 100 KB is unread */
+    c->s[0].d = 0, c->s[0].n = 0;
     fb_record_start(f);
     fb_result r = fb_explore(f, c, t, true);
     while (r == FB_OK && f->n_queue) {

@@ -1151,7 +1151,7 @@ static bool char_holds(const mask_sim *c, uint32_t low, uint32_t n)
 
 static void walk(mask_sim *c, frame top);
 static IN_LINE bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *to);
-static bool frame_at(mask_sim *c, uint32_t node, uint32_t set, uint32_t ref, uint32_t offset, frame *f);
+static bool form_frame(mask_sim *c, uint32_t node, uint32_t form, uint32_t offset, frame *f);
 
 /* The general form of lowest form f, or DEAD when it has none (cached). */
 static uint32_t form_general(mask_sim *c, uint32_t f)
@@ -1185,14 +1185,31 @@ static void walk_nested(mask_sim *c, frame top)
     c->depth_nested--;
 }
 
+/* The form of the stack [to] over reference set `ref`: what a read a
+ * general walk logged resumes from, cached per (ref, to) (a large grammar
+ * resolves millions of reads over far fewer pairs); NONE on failure. */
+static uint32_t nested_form(mask_sim *c, uint32_t ref, uint32_t to)
+{
+    uint64_t key = (uint64_t)ref << 32 | to;
+    uint32_t *slot = ref == NONE ? NULL : gcg_map64_slot(&c->nested_forms, key, false);
+    if (slot)
+        return *slot;
+    uint32_t w[3] = {0, 1, to}, id = ref == NONE ? NONE : stack_intern(c, w);
+    uint32_t set = id == NONE ? NONE : set_intern(c, &id, 1);
+    uint32_t form = set == NONE ? NONE : form_of(c, set, ref);
+    if (form == NONE)
+        return NONE;
+    if (!(slot = gcg_map64_slot(&c->nested_forms, key, true)))
+        return fail(c, GCG_ERR_NOMEM), NONE;
+    return *slot = form;
+}
+
 /* Resumes configuration (node, lhs) of the run at the goto `to` taken from
  * reference set `ref`, `offset` entries below the run's top. */
 static void resume_at(mask_sim *c, uint32_t node, uint32_t to, uint32_t ref, uint32_t offset)
 {
-    uint32_t w[3] = {0, 1, to}, id = stack_intern(c, w);
-    uint32_t set = id == NONE ? NONE : set_intern(c, &id, 1);
     frame parent, child;
-    if (frame_at(c, node, set, ref, offset, &parent) && enter_child(c, &parent, node, &child))
+    if (form_frame(c, node, nested_form(c, ref, to), offset, &parent) && enter_child(c, &parent, node, &child))
         walk_nested(c, child);
 }
 
@@ -1627,7 +1644,7 @@ void gcg_mask_sim_free(mask_sim *c)
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     map64 *ms[] = {&c->consensus, &c->stack_ids, &c->sset_ids, &c->lset_ids, &c->lset_down,
-                   &c->memo_ids, &c->form_ids, &c->resume_forms, &c->seen};
+                   &c->memo_ids, &c->form_ids, &c->resume_forms, &c->nested_forms, &c->seen};
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
         gcg_map64_free(ms[i]);
 }

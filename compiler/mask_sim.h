@@ -108,6 +108,7 @@ typedef struct mask_sim {
                                         read                                   */
     map64 form_ids;
     map64 resume_forms;              /* (q, to) -> the form of [to] over {q}    */
+    map64 nested_forms;              /* (ref, to) -> the form of [to] over ref  */
     uint32_t *stamp, gen;
     vec layer, next_layer;
     vec arena;                       /* scratch stacks of one step: [o, k, K...] */
