@@ -189,10 +189,13 @@ typedef struct fb_nodes {
 
 #define FB_LEVEL_SLOTS 32768 /* > 2 * FB_STACKS * FB_OWN: hash slots for levels */
 
+#define FB_RANKS 16384 /* > FB_STACKS * FB_OWN: every rank a normalization gives */
+
 /* Levels met in one configuration: key -> rank where gen_of is gen. */
 typedef struct fb_levels {
     uint32_t key[FB_LEVEL_SLOTS], rank[FB_LEVEL_SLOTS], gen_of[FB_LEVEL_SLOTS], gen;
-    uint32_t distinct[FB_STACKS * FB_OWN];
+    uint32_t distinct[FB_STACKS * FB_OWN], other[FB_STACKS * FB_OWN];
+    uint64_t small[2][FB_RANKS / 64]; /* fb_sort_levels' bitmaps, zero between calls */
 } fb_levels;
 
 typedef struct fork_bound {
@@ -665,6 +668,38 @@ static void fb_sort_stacks(const fb_stack **v, uint32_t n)
     }
 }
 
+/* Sorts the n distinct levels t->distinct ascending. Almost all are ranks
+ * of the last normalization, with or without FB_FIRST: those are set in
+ * two bitmaps and read back in order (a comparison sort of the thousands
+ * of levels a growing fork has was most of the exploration's time); the
+ * few others (this step's, FB_RED and FB_SHIFT) are sorted and merged in. */
+static void fb_sort_levels(fb_levels *t, uint32_t n)
+{
+    uint32_t n_other = 0, n_small = 0, words[2] = {0, 0};
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = t->distinct[i], r = v & ~FB_FIRST;
+        if (r < FB_RANKS) {
+            t->small[v >> 31][r / 64] |= 1ull << (r % 64);
+            words[v >> 31] = r / 64 + 1 > words[v >> 31] ? r / 64 + 1 : words[v >> 31];
+        } else {
+            t->other[n_other++] = v;
+        }
+    }
+    fb_sort_u32(t->other, n_other);
+    uint32_t *out = t->distinct, k = 0;
+    for (uint32_t f = 0; f < 2; f++)
+        for (uint32_t w = 0; w < words[f]; w++)
+            for (uint64_t bits = t->small[f][w]; bits; bits &= bits - 1) {
+                uint32_t v = (f ? FB_FIRST : 0) | (w * 64 + (uint32_t)__builtin_ctzll(bits));
+                for (; k < n_other && t->other[k] < v; k++)
+                    out[n_small++] = t->other[k];
+                out[n_small++] = v;
+                t->small[f][w] = 0;
+            }
+    while (k < n_other)
+        out[n_small++] = t->other[k++];
+}
+
 /* The rank of each distinct level among them all, by a hash set of the
  * levels met: a configuration has thousands of entries but few levels. */
 static void fb_rank_levels(fb_levels *t, fb_config *c)
@@ -680,7 +715,7 @@ static void fb_rank_levels(fb_levels *t, fb_config *c)
             if (t->gen_of[h] != t->gen)
                 t->gen_of[h] = t->gen, t->key[h] = c->s[i].e[k].level, t->distinct[n++] = c->s[i].e[k].level;
         }
-    fb_sort_u32(t->distinct, n);
+    fb_sort_levels(t, n);
     for (uint32_t r = 0; r < n; r++)
         t->rank[fb_level_slot(t, t->distinct[r])] = r;
     for (uint32_t i = 0; i < c->ns; i++)
