@@ -143,7 +143,8 @@ static gcg_status dedupe_set_ops(const mask_automaton *a, uint32_t n_lr_states, 
 #define FB_BASE 256     /* base entries revealed below the fork             */
 #define FB_STACKS 96    /* coexisting stacks                                 */
 #define FB_WORK 1024    /* stacks met in one step (reductions included)      */
-#define FB_CONFIGS 20000
+#define FB_CONFIGS 20000 /* new configurations one conflict cell's fork may reach */
+#define FB_CONFIGS_ALL 200000 /* ... and all cells together                */
 #define FB_BUDGET 4000000ull /* actions read over the whole exploration     */
 #define FB_COMPARES 100000000ull /* stack comparisons, likewise              */
 #define FB_RED 0x7FFFFFF0u    /* level of this step's reductions (renamed)   */
@@ -204,7 +205,8 @@ typedef struct fork_bound {
     uint32_t *keys, n_keys, cap_keys; /* serialized configurations           */
     uint32_t *slot, cap_slot;         /* hash set over keys: offsets + 1     */
     uint32_t *queue, n_queue, cap_queue;
-    uint32_t max_stacks, n_configs;
+    uint32_t max_stacks, n_configs, cell_first; /* configurations; the first
+                                         the cell in hand found          */
     uint64_t work, compares;
     fb_stack work_stacks[FB_WORK];    /* the stacks reductions made           */
     uint32_t n_work, n_own;           /* ... and the configuration's stacks   */
@@ -826,7 +828,7 @@ static fb_result fb_intern(fork_bound *f, uint32_t at)
         }
     f->slot[h] = at + 1;
     f->n_keys += k[0];
-    if (++f->n_configs > FB_CONFIGS)
+    if (++f->n_configs - f->cell_first > FB_CONFIGS || f->n_configs > FB_CONFIGS_ALL)
         return FB_GIVE_UP;
     if (f->n_queue == f->cap_queue) {
         uint32_t cap = f->cap_queue ? 2 * f->cap_queue : 256;
@@ -929,6 +931,7 @@ static fb_result fb_explore_recorded(fork_bound *f, const fb_config *c, uint32_t
 /* Every configuration reachable from one stack forking at cell (q, t). */
 static fb_result fb_from_cell(fork_bound *f, uint32_t q, uint32_t t, fb_config *c)
 {
+    f->cell_first = f->n_configs; /* configurations of earlier cells are known */
     c->nb = 1, c->ns = 1, c->base[0] = q; /* the rest of the 100 KB is unread */
     c->s[0].d = 0, c->s[0].n = 0;
     fb_record_start(f);

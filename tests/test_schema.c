@@ -350,6 +350,47 @@ START_TEST(additional_keys)
 }
 END_TEST
 
+/* Forty objects of eight optional properties with additional ones open:
+ * every declared key's literal meets the trie of additional keys, and the
+ * two stacks live for the length of the key. Each conflict cell's fork is
+ * small, but together they reach 28,000 configurations: the certificate's
+ * exploration must bound configurations per cell, not over the grammar, or
+ * it calls the schema unbounded (it did, with one cap of 20,000 for all).
+ * The bound is 2 stacks, 30 pairs deep: 60 reads. */
+START_TEST(many_small_forks_bounded)
+{
+    static char schema[32768];
+    size_t n = 0;
+    n += snprintf(schema + n, sizeof schema - n, "{\"type\":\"object\",\"properties\":{");
+    for (int i = 0; i < 40; i++) {
+        n += snprintf(schema + n, sizeof schema - n, "%s\"o%d\":{\"type\":\"object\",\"properties\":{",
+                      i ? "," : "", i);
+        for (int j = 0; j < 8; j++)
+            n += snprintf(schema + n, sizeof schema - n, "%s\"field%dx%dabcdefgh\":{\"type\":\"integer\"}",
+                          j ? "," : "", i, j);
+        n += snprintf(schema + n, sizeof schema - n, "}}");
+    }
+    n += snprintf(schema + n, sizeof schema - n, "}}");
+    ck_assert_uint_lt(n, sizeof schema);
+    gcgc_options o;
+    gcgc_options_default(&o);
+    gcgc_result *r = NULL;
+    ck_assert_int_eq(gcgc_compile_schema(NULL, schema, n, NULL, &o, &r, NULL), GCG_OK);
+    size_t size;
+    const uint8_t *bytes = gcgc_result_artifact(r, &size);
+    gcg_artifact *art;
+    ck_assert_int_eq(gcg_artifact_open_memory(bytes, size, &art, NULL), GCG_OK);
+    gcgc_result_free(r);
+    gcg_certificate c;
+    ck_assert_int_eq(gcg_artifact_certificate(art, &c), GCG_OK);
+    ck_assert(c.bounded);
+    ck_assert_uint_eq(c.max_stack_reads, 60);
+    ck_assert(accepts(art, "{\"o3\":{\"field3x1abcdefgh\":1,\"field3x1abcdefgi\":[]},\"o39\":{}}"));
+    ck_assert(!accepts(art, "{\"o3\":{\"field3x1abcdefgh\":1,\"field3x1abcdefgh\":[]}}"));
+    gcg_artifact_free(art);
+}
+END_TEST
+
 /* oneOf over branches that only require names: exactly one branch's names */
 START_TEST(one_of_required)
 {
@@ -494,6 +535,7 @@ int main(void)
     tcase_add_test(tc, combinators);
     tcase_add_test(tc, one_of_required);
     tcase_add_test(tc, additional_keys);
+    tcase_add_test(tc, many_small_forks_bounded);
     tcase_add_test(tc, negation);
     tcase_add_test(tc, unenforced_keywords);
     tcase_add_test(tc, formats);
