@@ -613,7 +613,7 @@ static int load_vocab(const cli_args *a, gcgc_vocab **v)
 
 /* ---- gcgc compile ------------------------------------------------------- */
 
-static void print_certificate(FILE *out, const gcg_certificate *c)
+void gcgc_print_certificate(FILE *out, const gcg_certificate *c)
 {
     if (c->bounded)
         fprintf(out,
@@ -642,7 +642,7 @@ static void print_summary(const char *output, const gcgc_vocab *v, const gcgc_st
     fprintf(stderr, "artifact: %zu bytes -> %s\n", s->artifact_bytes,
             strcmp(output, "-") == 0 ? "stdout" : output);
     fprintf(stderr, "compile time: %.1f ms\n", s->seconds * 1e3);
-    print_certificate(stderr, &s->certificate);
+    gcgc_print_certificate(stderr, &s->certificate);
 }
 
 static void print_stats(const gcgc_stats *s)

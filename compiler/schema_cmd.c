@@ -14,7 +14,7 @@ static const char USAGE[] =
     "usage: gcgc schema SCHEMA.json [-o G.gbnf] [options]\n"
     "       gcgc compile --schema SCHEMA.json -o OUT.gcg\n"
     "            [--tokenizer FILE | --vocab-hex FILE | --vocab MODEL.gcgv] [--eos ID]...\n"
-    "            [--vocab-ref] [options]\n"
+    "            [--vocab-ref] [--strict-latency] [options]\n"
     "\n"
     "Converts a JSON Schema into a GBNF grammar (one rule per subschema, named after\n"
     "its JSON pointer), printed or written to G.gbnf, or compiles it into an artifact.\n"
@@ -26,6 +26,7 @@ static const char USAGE[] =
     "  --oneof-as-anyof          accept oneOf whose branches may overlap as anyOf\n"
     "  --vocab-ref               store only the vocabulary's fingerprint (see\n"
     "                            gcgc compile --help)\n"
+    "  --strict-latency          an unbounded latency certificate is an error\n"
     "  -h, --help                this help\n"
     "\n"
     "exit status: 0 ok, 1 errors (SCHEMA.json: error: #/json/pointer: ...), 2 usage\n";
@@ -33,7 +34,7 @@ static const char USAGE[] =
 typedef struct args {
     const char *schema, *output, *tokenizer, *vocab_hex, *gcgv;
     uint32_t eos[MAX_EOS], n_eos;
-    bool vocab_ref;
+    bool vocab_ref, strict_latency;
     gcgc_schema_options sopt;
 } args;
 
@@ -82,6 +83,8 @@ static int parse(int argc, char **argv, bool compile, args *a)
             a->gcgv = argv[++i];
         } else if (compile && !strcmp(s, "--vocab-ref")) {
             a->vocab_ref = true;
+        } else if (compile && !strcmp(s, "--strict-latency")) {
+            a->strict_latency = true;
         } else if (compile && !strcmp(s, "--eos") && has_val) {
             char *end;
             unsigned long v = strtoul(argv[++i], &end, 10);
@@ -213,6 +216,7 @@ int gcgc_schema_compile_cmd(int argc, char **argv)
     o.grammar_name = a.schema;
     o.vocab_name = a.tokenizer ? a.tokenizer : a.vocab_hex ? a.vocab_hex : a.gcgv;
     o.vocab_by_reference = a.vocab_ref;
+    o.strict_latency = a.strict_latency;
     st = json ? gcgc_compile_schema(v, json, n, &a.sopt, &o, &res, &msgs) : GCG_ERR_IO;
     print_messages(a.schema, msgs);
     if (res)
@@ -224,9 +228,11 @@ int gcgc_schema_compile_cmd(int argc, char **argv)
         gcgc_stats stats;
         gcgc_result_stats(res, &stats);
         rc = write_file(a.output, art, size);
-        if (rc == 0)
+        if (rc == 0) {
             fprintf(stderr, "%s: %u LR states, %u automaton states, %zu bytes, %.3f s\n", a.output,
                     stats.lr_states, stats.automaton_states, size, stats.seconds);
+            gcgc_print_certificate(stderr, &stats.certificate);
+        }
     }
     gcgc_result_free(res);
     free(msgs);

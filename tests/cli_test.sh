@@ -533,6 +533,16 @@ run "$GCG" info sref.gcg
 check_grep "schema artifact by reference" 1 err "vocabulary mismatch"
 run "$GCGC" compile --schema sx.json --vocab bytes.gcgv --vocab-hex paren.hex -o sref.gcg
 check_grep "gcgc compile --schema two vocabularies" 2 err "^gcgc: give one of --tokenizer, --vocab-hex and --vocab$"
+# an unanchored pattern with two open-ended branches: stacks grow with the input
+printf '{"pattern": "(a[a-z]+)|(b[a-z]+)"}' >su.json
+run "$GCGC" compile --schema su.json -o su.gcg
+check_grep "gcgc compile --schema prints the certificate" 0 err '^certificate: unbounded \(rule json-char\)$'
+rm -f su2.gcg
+run "$GCGC" compile --schema su.json --strict-latency -o su2.gcg
+check_grep "gcgc compile --schema --strict-latency" 1 err '^su\.json: error: latency unbounded: .*rule "json-char" \(--strict-latency\)$'
+[[ ! -e su2.gcg ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL --strict-latency wrote su2.gcg"; }
+run "$GCGC" compile --schema sx.json --strict-latency -o sx2.gcg
+check_grep "gcgc compile --schema --strict-latency bounded" 0 err '^certificate: at most [0-9]+ stack reads'
 head -c 100 paren.gcgv >trunc.gcgv
 run "$GCG" info --vocab trunc.gcgv ref.gcg
 check_grep "gcg truncated vocabulary" 1 err '^gcg: trunc\.gcgv: artifact format error: file size field [0-9]+ does not match actual size 100$'
