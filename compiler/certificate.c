@@ -205,8 +205,8 @@ typedef struct fork_bound {
     uint32_t *keys, n_keys, cap_keys; /* serialized configurations           */
     uint32_t *slot, cap_slot;         /* hash set over keys: offsets + 1     */
     uint32_t *queue, n_queue, cap_queue;
-    uint32_t max_stacks, n_configs, cell_first; /* configurations; the first
-                                         the cell in hand found          */
+    uint32_t max_stacks, n_configs, cell_first; /* configurations found, and
+                                         how many when the cell in hand began */
     uint64_t work, compares;
     fb_stack work_stacks[FB_WORK];    /* the stacks reductions made           */
     uint32_t n_work, n_own;           /* ... and the configuration's stacks   */
@@ -672,9 +672,10 @@ static void fb_sort_stacks(const fb_stack **v, uint32_t n)
 
 /* Sorts the n distinct levels t->distinct ascending. Almost all are ranks
  * of the last normalization, with or without FB_FIRST: those are set in
- * two bitmaps and read back in order (a comparison sort of the thousands
- * of levels a growing fork has was most of the exploration's time); the
- * few others (this step's, FB_RED and FB_SHIFT) are sorted and merged in. */
+ * two bitmaps and read back in order (sorting the hundreds of levels of a
+ * growing fork's configurations by comparison was an eighth of such a
+ * compile); the few others (this step's, FB_RED and FB_SHIFT) are sorted
+ * and merged in. */
 static void fb_sort_levels(fb_levels *t, uint32_t n)
 {
     uint32_t n_other = 0, n_small = 0, words[2] = {0, 0};

@@ -1185,8 +1185,8 @@ static void walk_nested(mask_sim *c, frame top)
     c->depth_nested--;
 }
 
-/* The form of the stack [to] over reference set `ref`: what a read a
- * general walk logged resumes from, cached per (ref, to) (a large grammar
+/* The form of the stack [to] over reference set `ref`, where a read that a
+ * general walk logged resumes: cached per (ref, to) (a large grammar
  * resolves millions of reads over far fewer pairs); NONE on failure. */
 static uint32_t nested_form(mask_sim *c, uint32_t ref, uint32_t to)
 {
