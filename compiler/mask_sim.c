@@ -1478,8 +1478,9 @@ OUT_OF_LINE static bool enter_large(mask_sim *c, frame *to)
 /* Enters trie node `child` below frame `from`: steps its byte, logs what it
  * accepts and reads; true when the caller is to walk below it from frame
  * `to` (false when every stack dies, or the subtree was taken whole or
- * replayed from the memo, so there is nothing to walk). The common case (a step known, nothing read, a small subtree) is
- * read in line: a walk enters millions of nodes. */
+ * replayed from the memo, so there is nothing to walk). The common case (a
+ * step known, nothing read, a small subtree) is read in line: a walk enters
+ * millions of nodes. */
 static IN_LINE bool enter_child(mask_sim *c, const frame *from, uint32_t child, frame *to)
 {
     c->visits++;
@@ -1717,15 +1718,15 @@ void gcg_mask_sim_set_shallow(mask_sim *c, uint32_t shallow)
 static uint32_t resume_form(mask_sim *c, uint32_t q, uint32_t to)
 {
     uint64_t key = (uint64_t)q << 32 | to;
-    uint32_t *slot = gcg_map64_slot(&c->resume_forms, key, false), w[3] = {0, 1, to};
-    frame f;
+    uint32_t *slot = gcg_map64_slot(&c->resume_forms, key, false), s = q;
     if (slot)
         return *slot;
-    if (!single_frame(c, 0, q, w, &f))
+    uint32_t form = nested_form(c, lset_intern(c, &s, 1), to);
+    if (form == NONE)
         return NONE;
     if (!(slot = gcg_map64_slot(&c->resume_forms, key, true)))
         return fail(c, GCG_ERR_NOMEM), NONE;
-    return *slot = f.form;
+    return *slot = form;
 }
 
 void gcg_mask_sim_resume(mask_sim *c, uint32_t node, uint32_t q, uint32_t to)
