@@ -26,6 +26,7 @@ typedef struct ctx {
     mask_sim sim;                    /* the runs                                */
     horizon hz;                      /* states whose walks are equal            */
     uint32_t *path, *reaches;        /* scratch: a chain of twins, agreements   */
+    uint32_t *lhs_least;             /* scratch of d_summarize, per nonterminal */
     map64 resumed;                   /* (D, q) -> index into res                */
     vec res;                         /* resume results: (acc, next) pairs       */
     vec short_pos, scratch;          /* token intervals being merged            */
@@ -34,6 +35,8 @@ typedef struct ctx {
     map64 set_ids;                   /* token sets, by their positions' hash    */
     vec set_pos_start, set_pos_len, set_pos; /* each set's positions           */
     vec d_start, d_len, d_data;      /* automaton states: sorted config triples */
+    vec moved, d_new;                /* a run's configurations moved up by one
+                                        (a sorted run), and the merged state   */
     map64 d_ids;
     vec d_deepest;                   /* per state: greatest trie depth of a config */
     vec d_moving;                    /* per state: least trie depth of a config
@@ -182,10 +185,13 @@ static int cmp_triple(const void *x, const void *y)
 }
 
 /* What the sharing tests read of a new automaton state, kept with it so
- * that they do not scan its configurations at each use. */
+ * that they do not scan its configurations at each use. The reads, one per
+ * lhs with its least trie depth, ascending by lhs, come from a table by
+ * nonterminal (lhs_least, NONE between calls) and the few lhs met, sorted:
+ * a deep state has thousands of configurations and a handful of lhs. */
 static bool d_summarize(ctx *c, const uint32_t *cfgs, uint32_t n)
 {
-    uint32_t least = NONE, deepest = 0;
+    uint32_t least = NONE, deepest = 0, *ll = c->lhs_least;
     c->scratch.n = 0;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t *cf = cfgs + 3 * i;
@@ -193,34 +199,47 @@ static bool d_summarize(ctx *c, const uint32_t *cfgs, uint32_t n)
         deepest = depth > deepest ? depth : deepest;
         if (c->hz.moving[cf[1]] && depth < least)
             least = depth;
-        if (cf[2] == 0 && (!gcg_vec_push(&c->scratch, cf[1]) || !gcg_vec_push(&c->scratch, depth)))
+        if (cf[2] != 0)
+            continue;
+        if (ll[cf[1]] == NONE && !gcg_vec_push(&c->scratch, cf[1]))
             return false;
+        ll[cf[1]] = depth < ll[cf[1]] ? depth : ll[cf[1]];
     }
-    if (!gcg_sort_records(c->scratch.v, c->scratch.n / 2, 2, &c->sort_tmp))
+    if (!gcg_sort_records(c->scratch.v, c->scratch.n, 1, &c->sort_tmp))
         return false;
     bool ok = gcg_vec_push(&c->d_moving, least) && gcg_vec_push(&c->d_deepest, deepest) &&
-              gcg_vec_push(&c->d_reads_start, c->d_reads.n);
-    uint32_t first = c->d_reads.n;
-    for (uint32_t i = 0; i < c->scratch.n && ok; i += 2)
-        if (i == 0 || c->scratch.v[i] != c->scratch.v[i - 2])
-            ok = gcg_vec_push(&c->d_reads, c->scratch.v[i]) && gcg_vec_push(&c->d_reads, c->scratch.v[i + 1]);
-    return ok && gcg_vec_push(&c->d_reads_len, (c->d_reads.n - first) / 2);
+              gcg_vec_push(&c->d_reads_start, c->d_reads.n) && gcg_vec_push(&c->d_reads_len, c->scratch.n);
+    for (uint32_t i = 0; i < c->scratch.n; i++) {
+        uint32_t lhs = c->scratch.v[i];
+        ok = ok && gcg_vec_push(&c->d_reads, lhs) && gcg_vec_push(&c->d_reads, ll[lhs]);
+        ll[lhs] = NONE;
+    }
+    return ok;
 }
 
-/* The automaton state for the configurations in cfgs (NONE when empty). */
+/* The automaton state for the run's configurations: the simulation's own,
+ * in any order, and those moved up by one (c->moved, a sorted run: on a
+ * deep state most of them, copied from D at every resume of it), sorted
+ * and merged without duplicates; NONE when there are none. Sorting only
+ * the new ones and merging the run in once keeps the run out of the sort. */
 static uint32_t d_id(ctx *c)
 {
-    uint32_t n = c->sim.cfgs.n / 3;
+    uint32_t n_new = c->sim.cfgs.n / 3, n_run = c->moved.n / 3;
+    const uint32_t *a = c->sim.cfgs.v, *b = c->moved.v;
+    c->d_new.n = 0;
+    if (!gcg_sort_records(c->sim.cfgs.v, n_new, 3, &c->sort_tmp) || !gcg_vec_reserve(&c->d_new, 3 * (n_new + n_run)))
+        return fail(c, GCG_ERR_NOMEM), NONE;
+    uint32_t *out = c->d_new.v, n = 0;
+    for (uint32_t i = 0, j = 0; i < n_new || j < n_run;) {
+        const uint32_t *x = j >= n_run || (i < n_new && cmp_triple(a + 3 * i, b + 3 * j) <= 0) ? a + 3 * i++
+                                                                                              : b + 3 * j++;
+        if (n == 0 || cmp_triple(x, out + 3 * (n - 1)) != 0)
+            out[3 * n] = x[0], out[3 * n + 1] = x[1], out[3 * n + 2] = x[2], n++;
+    }
+    c->moved.n = 0;
     if (n == 0)
         return NONE;
-    if (!gcg_sort_records(c->sim.cfgs.v, n, 3, &c->sort_tmp))
-        return fail(c, GCG_ERR_NOMEM), NONE;
-    uint32_t w = 1;
-    for (uint32_t r = 1; r < n; r++)
-        if (cmp_triple(c->sim.cfgs.v + 3 * r, c->sim.cfgs.v + 3 * (w - 1)) != 0)
-            memmove(c->sim.cfgs.v + 3 * w++, c->sim.cfgs.v + 3 * r, 3 * sizeof(uint32_t));
-    n = w;
-    uint64_t h = XXH3_64bits(c->sim.cfgs.v, (size_t)n * 12);
+    uint64_t h = XXH3_64bits(out, (size_t)n * 12);
     for (uint64_t probe = h;; probe++) {
         uint32_t *slot = gcg_map64_slot(&c->d_ids, probe, true);
         if (!slot)
@@ -232,16 +251,26 @@ static uint32_t d_id(ctx *c)
                 return fail(c, GCG_ERR_LIMIT), NONE;
             }
             *slot = c->d_start.n;
-            bool ok = gcg_vec_push(&c->d_start, c->d_data.n) && gcg_vec_push(&c->d_len, n);
-            for (uint32_t i = 0; i < 3 * n && ok; i++)
-                ok = gcg_vec_push(&c->d_data, c->sim.cfgs.v[i]);
-            ok = ok && d_summarize(c, c->sim.cfgs.v, n);
+            bool ok = gcg_vec_push(&c->d_start, c->d_data.n) && gcg_vec_push(&c->d_len, n) &&
+                      gcg_vec_reserve(&c->d_data, 3 * n);
+            if (ok) {
+                memcpy(c->d_data.v + c->d_data.n, out, (size_t)n * 12);
+                c->d_data.n += 3 * n;
+            }
+            ok = ok && d_summarize(c, out, n);
             return ok ? *slot : (fail(c, GCG_ERR_NOMEM), NONE);
         }
         uint32_t d = *slot;
-        if (c->d_len.v[d] == n && memcmp(c->d_data.v + c->d_start.v[d], c->sim.cfgs.v, (size_t)n * 12) == 0)
+        if (c->d_len.v[d] == n && memcmp(c->d_data.v + c->d_start.v[d], out, (size_t)n * 12) == 0)
             return d;
     }
+}
+
+/* Starts a run: the simulation's and the moved configurations emptied. */
+static void run_begin(ctx *c)
+{
+    gcg_mask_sim_begin(&c->sim);
+    c->moved.n = 0;
 }
 
 /* ---- runs --------------------------------------------------------------- */
@@ -262,7 +291,7 @@ static bool d_fixed(const ctx *c, uint32_t d)
 /* RootAcc[s] and RootD[s]: the trie walked from the empty stack top s. */
 static void run_root(ctx *c, uint32_t s)
 {
-    gcg_mask_sim_begin(&c->sim);
+    run_begin(c);
     gcg_mask_sim_root(&c->sim, s);
     c->out->root_acc[s] = set_id(c);
     c->out->root_d[s] = d_id(c);
@@ -336,7 +365,7 @@ static uint32_t merged_set(ctx *c, uint32_t acc, uint32_t reach)
 static void run_root_deep(ctx *c, uint32_t x, uint32_t y, uint32_t reach)
 {
     mask_automaton *a = c->out;
-    gcg_mask_sim_begin(&c->sim);
+    run_begin(c);
     add_short_configs(c, a->root_d[y], reach);
     gcg_mask_sim_set_shallow(&c->sim, reach);
     gcg_mask_sim_root(&c->sim, x);
@@ -388,18 +417,18 @@ static void run_roots(ctx *c, uint8_t *done)
     }
 }
 
-/* Acc(D, q) and the next D: configurations waiting deeper move up by one,
- * those waiting for this entry resume with q exposed (in a shallow run, only
- * those with a long token below). Returns how many moved up. */
-static uint32_t resume_configs(ctx *c, uint32_t d, uint32_t q)
+/* Acc(D, q) and the next D: configurations waiting deeper move up by one
+ * (into c->moved, in D's order), those waiting for this entry resume with q
+ * exposed (in a shallow run, only those with a long token below). */
+static void resume_configs(ctx *c, uint32_t d, uint32_t q)
 {
-    uint32_t moved = 0, shallow = c->sim.shallow;
+    uint32_t shallow = c->sim.shallow;
     for (uint32_t i = 0; i < c->d_len.v[d] && c->sim.st == GCG_OK; i++) {
         const uint32_t *cf = c->d_data.v + c->d_start.v[d] + 3 * i;
         uint32_t node = cf[0], lhs = cf[1], skip = cf[2];
         if (skip > 0) {
-            gcg_mask_sim_add_config(&c->sim, node, lhs, skip - 1);
-            moved++;
+            if (!gcg_vec_push(&c->moved, node) || !gcg_vec_push(&c->moved, lhs) || !gcg_vec_push(&c->moved, skip - 1))
+                return (void)fail(c, GCG_ERR_NOMEM);
             continue;
         }
         if (shallow && c->trie->height[node] <= shallow)
@@ -408,13 +437,12 @@ static uint32_t resume_configs(ctx *c, uint32_t d, uint32_t q)
         if (to != GCG_NO_GOTO)
             gcg_mask_sim_resume(&c->sim, node, q, to);
     }
-    return moved;
 }
 
 static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *next)
 {
-    gcg_mask_sim_begin(&c->sim);
-    (void)resume_configs(c, d, q);
+    run_begin(c);
+    resume_configs(c, d, q);
     *acc = set_id(c);
     *next = d_id(c);
 }
@@ -447,14 +475,14 @@ static bool set_short_only(const ctx *c, uint32_t acc, uint32_t reach)
 }
 
 /* Whether the deep run just made (its walk of the long subtrees logged no
- * token and no configuration beyond the `moved` ones every resume of D
+ * token and no configuration but those moved up, which every resume of D
  * makes) leaves the twin's result (acc, next) as it is: so when the twin's
  * own long part is empty too, no token longer than `reach` and no
  * configuration deeper. Most deep runs of a chain's last links are such:
  * only its few longest tokens reach the end. */
-static bool deep_part_empty(ctx *c, uint32_t moved, uint32_t acc, uint32_t next, uint32_t reach)
+static bool deep_part_empty(ctx *c, uint32_t acc, uint32_t next, uint32_t reach)
 {
-    if (c->sim.st != GCG_OK || c->sim.cfgs.n != 3 * moved || (next != NONE && c->d_deepest.v[next] > reach))
+    if (c->sim.st != GCG_OK || c->st != GCG_OK || c->sim.cfgs.n != 0 || (next != NONE && c->d_deepest.v[next] > reach))
         return false;
     uint32_t n_deep;
     gcg_mask_sim_positions(&c->sim, &n_deep);
@@ -467,11 +495,11 @@ static bool deep_part_empty(ctx *c, uint32_t moved, uint32_t acc, uint32_t next,
 static void run_resume_deep(ctx *c, uint32_t d, uint32_t q, uint32_t reach, uint32_t *acc, uint32_t *next)
 {
     uint32_t twin_acc = *acc;
-    gcg_mask_sim_begin(&c->sim);
+    run_begin(c);
     gcg_mask_sim_set_shallow(&c->sim, reach);
-    uint32_t moved = resume_configs(c, d, q);
+    resume_configs(c, d, q);
     gcg_mask_sim_set_shallow(&c->sim, 0);
-    if (deep_part_empty(c, moved, twin_acc, *next, reach))
+    if (deep_part_empty(c, twin_acc, *next, reach))
         return;
     add_short_configs(c, *next, reach);
     *acc = merged_set(c, twin_acc, reach);
@@ -647,10 +675,10 @@ static void ctx_free(ctx *c)
 {
     gcg_mask_sim_free(&c->sim);
     gcg_horizon_free(&c->hz);
-    free(c->path), free(c->reaches), free(c->bits);
+    free(c->path), free(c->reaches), free(c->bits), free(c->lhs_least);
     vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->d_moving,
                  &c->d_deepest, &c->d_reads_start, &c->d_reads_len, &c->d_reads,
-                 &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch, &c->sort_tmp};
+                 &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch, &c->sort_tmp, &c->moved, &c->d_new};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     gcg_map64_free(&c->set_ids);
@@ -675,7 +703,10 @@ gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_voca
     c.path = malloc(((size_t)lr->n_states + 1) * sizeof *c.path);
     c.reaches = malloc(((size_t)lr->n_states + 1) * sizeof *c.reaches);
     c.bits = calloc((size_t)out->words + 1, sizeof *c.bits);
-    if (c.st == GCG_OK && (!done || !c.path || !c.reaches || !c.bits))
+    c.lhs_least = malloc(((size_t)g->n_nts + 1) * sizeof *c.lhs_least);
+    if (c.lhs_least)
+        memset(c.lhs_least, 0xff, ((size_t)g->n_nts + 1) * sizeof *c.lhs_least);
+    if (c.st == GCG_OK && (!done || !c.path || !c.reaches || !c.bits || !c.lhs_least))
         c.st = GCG_ERR_NOMEM;
     c.sim.share = share_walks;
     if (c.st == GCG_OK && share_walks)
