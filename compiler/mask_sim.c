@@ -1743,6 +1743,12 @@ bool gcg_mask_sim_add_config(mask_sim *c, uint32_t node, uint32_t lhs, uint32_t 
     return add_config(c, node, lhs, skip);
 }
 
+const uint32_t *gcg_mask_sim_log(const mask_sim *c, uint32_t *n)
+{
+    *n = c->acc_log.n;
+    return c->acc_log.v;
+}
+
 const uint32_t *gcg_mask_sim_positions(mask_sim *c, uint32_t *n)
 {
     positions_from_log(c);

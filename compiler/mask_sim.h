@@ -178,5 +178,9 @@ bool gcg_mask_sim_add_config(mask_sim *s, uint32_t node, uint32_t lhs, uint32_t 
 /* The run's accepted tokens as sorted, disjoint [start, end) intervals of
  * positions in trie->tokens (one form per token set): *n words in pairs. */
 const uint32_t *gcg_mask_sim_positions(mask_sim *s, uint32_t *n);
+/* The run's accepted trie-node intervals as the walks logged them (*n
+ * words in pairs, in no canonical order): runs that log the same words
+ * accept the same tokens. Valid until gcg_mask_sim_positions. */
+const uint32_t *gcg_mask_sim_log(const mask_sim *s, uint32_t *n);
 
 #endif /* GCG_MASK_SIM_H */
