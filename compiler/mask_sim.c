@@ -379,12 +379,21 @@ static bool work_load(mask_sim *c, uint32_t *w)
  * first fork nothing multiplies (at worst two stacks of the set reduce to
  * one, simulated twice), and nothing is recorded. */
 
-/* Empties the step's set. */
+/* Empties the step's set: slot by slot where it holds its step's stacks
+ * only, which spares a memset of the whole table per step (a table that
+ * one large step grew stays that large); whole when it grew meanwhile. */
 static void seen_clear(mask_sim *c)
 {
     c->forked = false;
     c->seen_data.n = 0;
-    gcg_map64_clear(&c->seen);
+    if (c->seen.cap == c->seen_cap && c->seen_slots.n == c->seen.n) {
+        for (uint32_t i = 0; i < c->seen_slots.n; i++)
+            c->seen.k[c->seen_slots.v[i]] = UINT64_MAX;
+        c->seen.n = 0;
+    } else {
+        gcg_map64_clear(&c->seen);
+    }
+    c->seen_slots.n = 0;
 }
 
 /* Whether the step has simulated w = [o, k, K...] already; records it if
@@ -400,7 +409,9 @@ static bool seen_before(mask_sim *c, const uint32_t *w)
         const uint32_t *x = c->seen_data.v + *slot;
         return x[1] == w[1] && memcmp(x, w, (size_t)len * sizeof *w) == 0;
     }
-    if (!gcg_vec_reserve(&c->seen_data, len))
+    if (c->seen_slots.n == 0)
+        c->seen_cap = c->seen.cap;
+    if (!gcg_vec_reserve(&c->seen_data, len) || !gcg_vec_push(&c->seen_slots, (uint32_t)(slot - c->seen.v)))
         return fail(c, GCG_ERR_NOMEM);
     *slot = c->seen_data.n;
     memcpy(c->seen_data.v + c->seen_data.n, w, (size_t)len * sizeof *w);
@@ -1641,7 +1652,7 @@ void gcg_mask_sim_free(mask_sim *c)
                  &c->lset_start, &c->lset_len, &c->lset_data, &c->reads, &c->acc_log, &c->memo,
                  &c->memo_data, &c->pos, &c->merged, &c->form_set, &c->form_ref, &c->form_low, &c->form_drop,
                  &c->form_loop, &c->form_gen, &c->form_dead, &c->form_char, &c->dead, &c->form_behav,
-                 &c->behav, &c->consulted, &c->seen_data};
+                 &c->behav, &c->consulted, &c->seen_data, &c->seen_slots};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     map64 *ms[] = {&c->consensus, &c->stack_ids, &c->sset_ids, &c->lset_ids, &c->lset_down,

@@ -125,6 +125,9 @@ typedef struct mask_sim {
     map64 seen;                      /* stacks the step in hand simulated, once
                                         it forked: hash -> offset in seen_data  */
     vec seen_data;                   /* ... the stacks themselves               */
+    vec seen_slots;                  /* ... their slots in `seen`, emptied one
+                                        by one unless `seen` grew meanwhile    */
+    uint32_t seen_cap;               /* ... seen.cap at the step's first stack  */
     bool forked;                     /* ... whether it has forked yet           */
     uint32_t shifts;                 /* stacks the step in hand shifted         */
     bool big_ok;                     /* ... and whether it may be BIG_STEP      */
