@@ -34,7 +34,7 @@ typedef struct ctx {
     uint32_t *bits;                  /* words + 1 words, zero between sets      */
     map64 set_ids;                   /* token sets, by their positions' hash    */
     map64 log_ids;                   /* token sets, by the hash of a run's log  */
-    vec log_rec, log_data;           /* per log: (start, length, set); logs     */
+    vec log_rec, log_data;           /* per log: (start, length, x, y, set); logs */
     vec set_pos_start, set_pos_len, set_pos; /* each set's positions           */
     vec d_start, d_len, d_data;      /* automaton states: sorted config triples */
     vec moved, d_new;                /* a run's configurations moved up by one
@@ -167,38 +167,55 @@ static uint32_t set_id_of(ctx *c, const uint32_t *pos, uint32_t n_pos)
     }
 }
 
-/* The id of the run's token set. Most runs log word for word what an
- * earlier run logged (kb_708: 114,034 runs, 3,630 distinct logs, 2,697
- * sets), so the set is looked up by the log first; only a new log is turned
- * into positions (sorting and merging it) and interned as a set. */
-static uint32_t set_id(ctx *c)
+/* Most runs log word for word what an earlier run logged (kb_708: 114,034
+ * runs, 3,630 distinct logs, 2,697 sets), so a run's token set is looked up
+ * by its log and two words of context first: only a new log is turned into
+ * positions (sorting and merging it) and interned as a set. */
+
+/* The record (start, length, x, y, set) of the run's log under context
+ * (x, y): its set when known; else a new record, its set NONE, with a copy
+ * of the log (taken before gcg_mask_sim_positions sorts the log in place). */
+static uint32_t log_record(ctx *c, uint32_t x, uint32_t y)
 {
     uint32_t n_log, *slot;
     const uint32_t *log = gcg_mask_sim_log(&c->sim, &n_log);
-    uint64_t h = XXH3_64bits(log, (size_t)n_log * sizeof *log);
+    uint64_t h = XXH3_64bits_withSeed(log, (size_t)n_log * sizeof *log, (uint64_t)x << 32 | y);
     for (uint64_t probe = h;; probe++) {
         if (!(slot = gcg_map64_slot(&c->log_ids, probe, true)))
-            return fail(c, GCG_ERR_NOMEM), 0;
+            return fail(c, GCG_ERR_NOMEM), NONE;
         if (*slot == NONE)
             break;
-        const uint32_t *r = c->log_rec.v + *slot; /* start, length, set */
-        if (r[1] == n_log && (n_log == 0 || memcmp(c->log_data.v + r[0], log, (size_t)n_log * sizeof *log) == 0))
-            return r[2];
+        const uint32_t *r = c->log_rec.v + *slot;
+        if (r[1] == n_log && r[2] == x && r[3] == y &&
+            (n_log == 0 || memcmp(c->log_data.v + r[0], log, (size_t)n_log * sizeof *log) == 0))
+            return *slot;
     }
-    uint32_t rec = c->log_rec.n;
+    uint32_t rec = c->log_rec.n, fields[5] = {c->log_data.n, n_log, x, y, NONE};
     *slot = rec;
-    bool ok = gcg_vec_reserve(&c->log_data, n_log + 1) && gcg_vec_push(&c->log_rec, c->log_data.n) &&
-              gcg_vec_push(&c->log_rec, n_log) && gcg_vec_push(&c->log_rec, NONE);
-    if (!ok)
-        return fail(c, GCG_ERR_NOMEM), 0;
-    if (n_log) /* kept before gcg_mask_sim_positions sorts the log in place */
+    for (uint32_t i = 0; i < 5; i++)
+        if (!gcg_vec_push(&c->log_rec, fields[i]))
+            return fail(c, GCG_ERR_NOMEM), NONE;
+    if (!gcg_vec_reserve(&c->log_data, n_log + 1))
+        return fail(c, GCG_ERR_NOMEM), NONE;
+    if (n_log)
         memcpy(c->log_data.v + c->log_data.n, log, (size_t)n_log * sizeof *log);
     c->log_data.n += n_log;
+    return rec;
+}
+
+/* The id of the run's token set. */
+static uint32_t set_id(ctx *c)
+{
+    uint32_t rec = log_record(c, NONE, NONE);
+    if (rec == NONE || c->log_rec.v[rec + 4] != NONE)
+        return rec == NONE ? 0 : c->log_rec.v[rec + 4];
     uint32_t n_pos;
     const uint32_t *pos = gcg_mask_sim_positions(&c->sim, &n_pos);
     if (c->sim.st != GCG_OK)
         return fail(c, c->sim.st), 0;
-    return c->log_rec.v[rec + 2] = set_id_of(c, pos, n_pos);
+    uint32_t id = set_id_of(c, pos, n_pos);
+    c->log_rec.v[rec + 4] = id;
+    return id;
 }
 
 static int cmp_triple(const void *x, const void *y)
@@ -346,7 +363,7 @@ static void add_short_configs(ctx *c, uint32_t d, uint32_t reach)
 
 /* The run's tokens (a walk of the deep subtrees) with token set acc's
  * tokens of at most `reach` bytes: the merged set's id. */
-static uint32_t merged_set(ctx *c, uint32_t acc, uint32_t reach)
+static uint32_t merged_set_make(ctx *c, uint32_t acc, uint32_t reach)
 {
     uint32_t n_deep;
     const uint32_t *deep = gcg_mask_sim_positions(&c->sim, &n_deep);
@@ -383,6 +400,17 @@ static uint32_t merged_set(ctx *c, uint32_t acc, uint32_t reach)
         *(take_deep ? &i : &j) += 2;
     }
     return c->st == GCG_OK ? set_id_of(c, c->scratch.v, c->scratch.n) : 0;
+}
+
+/* As merged_set_make, looked up by the run's log first (log_record). */
+static uint32_t merged_set(ctx *c, uint32_t acc, uint32_t reach)
+{
+    uint32_t rec = log_record(c, acc, reach);
+    if (rec == NONE || c->log_rec.v[rec + 4] != NONE)
+        return rec == NONE ? 0 : c->log_rec.v[rec + 4];
+    uint32_t id = merged_set_make(c, acc, reach);
+    c->log_rec.v[rec + 4] = id;
+    return id;
 }
 
 /* RootAcc and RootD of state x from its twin y, whose walk agrees with x's
