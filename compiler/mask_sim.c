@@ -1215,17 +1215,11 @@ static uint32_t nested_form(mask_sim *c, uint32_t ref, uint32_t to)
     return *slot = form;
 }
 
-/* Resumes configuration (node, lhs) of the run at the goto `to` taken from
- * reference set `ref`, `offset` entries below the run's top. */
-static void resume_at(mask_sim *c, uint32_t node, uint32_t to, uint32_t ref, uint32_t offset)
-{
-    frame parent, child;
-    if (form_frame(c, node, nested_form(c, ref, to), offset, &parent) && enter_child(c, &parent, node, &child))
-        walk_nested(c, child);
-}
-
 /* The configurations logged since f's mark that f's reference answers are
- * resumed; the others stay. */
+ * resumed; the others stay. All the reads one general walk logs are almost
+ * always at one (lhs, depth) (kb_708: 1,580,720 reads in 12,208 walks, one
+ * pair each), so the goto, the reference below and the frame they resume
+ * from are found once per pair met, not once per read. */
 static void resolve_reads(mask_sim *c, const frame *f)
 {
     uint32_t n = c->cfgs.n - f->cfg_mark;
@@ -1236,14 +1230,25 @@ static void resolve_reads(mask_sim *c, const frame *f)
         return (void)fail(c, GCG_ERR_NOMEM);
     memcpy(cf, c->cfgs.v + f->cfg_mark, (size_t)n * sizeof *cf);
     c->cfgs.n = f->cfg_mark;
+    uint32_t ref = c->form_ref.v[f->form], lhs = NONE, depth = NONE, to = DEAD;
+    frame parent, child;
+    bool resumes = false;
     for (uint32_t i = 0; i < n && c->st == GCG_OK; i += 3) {
-        uint32_t depth = cf[i + 2] + 1 - f->offset; /* below f's reference */
-        uint32_t ref = c->form_ref.v[f->form];
-        uint32_t to = depth > MAX_DEPTH ? READ : consensus(c, ref, depth, cf[i + 1]);
-        if (to == READ)
+        uint32_t d = cf[i + 2] + 1 - f->offset; /* below f's reference */
+        if (cf[i + 1] != lhs || d != depth) {
+            lhs = cf[i + 1], depth = d;
+            to = depth > MAX_DEPTH ? READ : consensus(c, ref, depth, lhs);
+            /* resumed at the goto `to` taken from the reference set below */
+            resumes = to != READ && to != DEAD &&
+                      form_frame(c, NONE, nested_form(c, lset_below(c, ref, depth), to), f->offset + depth, &parent);
+        }
+        if (to == READ) {
             add_config(c, cf[i], cf[i + 1], cf[i + 2]);
-        else if (to != DEAD)
-            resume_at(c, cf[i], to, lset_below(c, ref, depth), f->offset + depth);
+        } else if (resumes) {
+            parent.node = cf[i], parent.child = cf[i] + 1;
+            if (enter_child(c, &parent, cf[i], &child))
+                walk_nested(c, child);
+        }
     }
     free(cf);
 }
