@@ -476,7 +476,7 @@ static void run_roots(ctx *c, uint8_t *done)
  * exposed (in a shallow run, only those with a long token below). */
 static void resume_configs(ctx *c, uint32_t d, uint32_t q)
 {
-    uint32_t shallow = c->sim.shallow;
+    uint32_t shallow = c->sim.shallow, last_lhs = NONE, to = GCG_NO_GOTO;
     for (uint32_t i = 0; i < c->d_len.v[d] && c->sim.st == GCG_OK; i++) {
         const uint32_t *cf = c->d_data.v + c->d_start.v[d] + 3 * i;
         uint32_t node = cf[0], lhs = cf[1], skip = cf[2];
@@ -487,7 +487,8 @@ static void resume_configs(ctx *c, uint32_t d, uint32_t q)
         }
         if (shallow && c->trie->height[node] <= shallow)
             continue; /* as gcg_mask_sim_resume would, without the goto */
-        uint32_t to = lr_goto(c->lr, q, lhs);
+        if (lhs != last_lhs) /* a state's configurations name few lhs, in runs */
+            last_lhs = lhs, to = lr_goto(c->lr, q, lhs);
         if (to != GCG_NO_GOTO)
             gcg_mask_sim_resume(&c->sim, node, q, to);
     }

@@ -108,6 +108,9 @@ typedef struct mask_sim {
                                         read                                   */
     map64 form_ids;
     map64 resume_forms;              /* (q, to) -> the form of [to] over {q}    */
+    uint32_t resume_q, resume_to;    /* the last resume's (q, to), NONE first,  */
+    frame resume_parent;             /* ... the frame it entered nodes from    */
+    bool resume_ok;                  /* ... and whether it has one             */
     map64 nested_forms;              /* (ref, to) -> the form of [to] over ref  */
     uint32_t *stamp, gen;
     vec layer, next_layer;
