@@ -681,25 +681,33 @@ static inline bool class_dead(const mask_sim *c, uint32_t at, uint32_t cls)
     return (word >> (cls % 64)) & 1;
 }
 
-/* Makes room in the step table for every form interned so far. */
+/* Makes room in the step table for every form interned so far. The table
+ * is allocated by doubling but filled with NONE only as far as the forms
+ * reach (n_direct, in steps of a page): the untouched rest of the doubling
+ * is never faulted in (a large grammar's table reaches 64 MB). */
 static bool steps_reserve(mask_sim *c)
 {
     uint64_t need = (uint64_t)c->form_set.n * c->lr->n_terms;
-    if (need <= c->cap_direct)
+    if (need <= c->n_direct)
         return true;
     if (need > UINT32_MAX / 2) {
         gcg_diag_add(c->diag, GCG_SEV_ERROR, 0, 0, "mask simulation: over %u (form, class) steps",
                      UINT32_MAX / 2);
         return fail(c, GCG_ERR_LIMIT);
     }
-    uint32_t cap = c->cap_direct ? c->cap_direct : 4096;
-    while (cap < need)
-        cap *= 2;
-    uint32_t *d = realloc(c->direct, (size_t)cap * sizeof *d);
-    if (!d)
-        return fail(c, GCG_ERR_NOMEM);
-    memset(d + c->cap_direct, 0xff, (size_t)(cap - c->cap_direct) * sizeof *d);
-    c->direct = d, c->cap_direct = cap;
+    if (need > c->cap_direct) {
+        uint32_t cap = c->cap_direct ? c->cap_direct : 4096;
+        while (cap < need)
+            cap *= 2;
+        uint32_t *d = realloc(c->direct, (size_t)cap * sizeof *d);
+        if (!d)
+            return fail(c, GCG_ERR_NOMEM);
+        c->direct = d, c->cap_direct = cap;
+    }
+    uint32_t upto = (uint32_t)((need + 1023) & ~(uint64_t)1023);
+    upto = upto < c->cap_direct ? upto : c->cap_direct;
+    memset(c->direct + c->n_direct, 0xff, (size_t)(upto - c->n_direct) * sizeof *c->direct);
+    c->n_direct = upto;
     return true;
 }
 
@@ -782,7 +790,7 @@ OUT_OF_LINE static const uint32_t *step_get_compute(mask_sim *c, uint32_t form, 
 static inline const uint32_t *step_get(mask_sim *c, uint32_t form, uint32_t cls)
 {
     uint64_t di = (uint64_t)form * c->lr->n_terms + cls;
-    if (di < c->cap_direct && c->direct[di] != NONE)
+    if (di < c->n_direct && c->direct[di] != NONE)
         return c->steps.v + (size_t)c->direct[di] * STEP_WORDS;
     return step_get_compute(c, form, cls);
 }

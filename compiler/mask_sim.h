@@ -124,7 +124,7 @@ typedef struct mask_sim {
     map64 stack_ids, sset_ids;
     uint32_t *direct;                /* [form * n_terms + class]: its step's index
                                         in steps, or NONE before its first use */
-    uint32_t cap_direct;
+    uint32_t cap_direct, n_direct;   /* ... allocated, and filled with NONE     */
     vec work;                        /* pending stacks: [o, k, K..., k + 2]     */
     map64 seen;                      /* stacks the step in hand simulated, once
                                         it forked: hash -> offset in seen_data  */
