@@ -87,7 +87,7 @@ typedef struct mask_sim {
     uint32_t acc_floor;              /* intervals below this index are closed   */
     vec memo, memo_data;             /* shared subtree walks                    */
     map64 memo_ids;                  /* (trie node, form) -> memo entry         */
-    map64 memo_seen;                 /* keys asked for once, not yet recorded   */
+    map64 memo_seen;                 /* keys of large entries walked once       */
     vec form_set, form_ref;          /* forms: (stack set, reference) pairs     */
     vec form_low, form_drop;         /* ... their lowest equivalent form and the
                                         levels it drops (NONE: not yet asked)  */
