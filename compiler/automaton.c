@@ -203,17 +203,74 @@ static uint32_t log_record(ctx *c, uint32_t x, uint32_t y)
     return rec;
 }
 
-/* The id of the run's token set. */
-static uint32_t set_id(ctx *c)
+/* Appends [a, b) to a canonical interval list (a at or after the last start). */
+static void append_interval(ctx *c, vec *v, uint32_t a, uint32_t b)
 {
-    uint32_t rec = log_record(c, NONE, NONE);
-    if (rec == NONE || c->log_rec.v[rec + 4] != NONE)
-        return rec == NONE ? 0 : c->log_rec.v[rec + 4];
-    uint32_t n_pos;
-    const uint32_t *pos = gcg_mask_sim_positions(&c->sim, &n_pos);
+    if (v->n && v->v[v->n - 1] >= a) {
+        v->v[v->n - 1] = b > v->v[v->n - 1] ? b : v->v[v->n - 1];
+        return;
+    }
+    if (!gcg_vec_push(v, a) || !gcg_vec_push(v, b))
+        fail(c, GCG_ERR_NOMEM);
+}
+
+/* The run's tokens (a walk of the deep subtrees) with token set acc's
+ * tokens of at most `reach` bytes: the merged set's id. */
+static uint32_t merged_set(ctx *c, uint32_t acc, uint32_t reach)
+{
+    uint32_t n_deep;
+    const uint32_t *deep = gcg_mask_sim_positions(&c->sim, &n_deep);
     if (c->sim.st != GCG_OK)
         return fail(c, c->sim.st), 0;
-    uint32_t id = set_id_of(c, pos, n_pos);
+    uint32_t n_tw = c->set_pos_len.v[acc];
+    const uint32_t *tw = n_tw ? c->set_pos.v + c->set_pos_start.v[acc] : NULL;
+    const token_trie *tr = c->trie;
+    const uint32_t *lp = tr->long_pos + tr->long_first[reach], n_lp = tr->long_first[reach + 1] - tr->long_first[reach];
+    c->short_pos.n = 0;
+    for (uint32_t j = 0, i = 0; j < n_tw; j += 2) { /* [a, b) minus the long positions */
+        uint32_t a = tw[j], b = tw[j + 1], lo = i, hi = i, step = 1;
+        while (hi < n_lp && lp[hi] < a) /* gallop: the next one is usually near */
+            lo = hi + 1, hi += step, step *= 2;
+        hi = hi < n_lp ? hi : n_lp;
+        while (lo < hi) { /* the first long position >= a, in [lo, hi] */
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (lp[mid] < a)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (i = lo; i < n_lp && lp[i] < b; a = lp[i++] + 1)
+            if (lp[i] > a)
+                append_interval(c, &c->short_pos, a, lp[i]);
+        if (a < b)
+            append_interval(c, &c->short_pos, a, b);
+    }
+    c->scratch.n = 0;
+    for (uint32_t i = 0, j = 0; c->st == GCG_OK && (i < n_deep || j < c->short_pos.n);) {
+        bool take_deep = j >= c->short_pos.n || (i < n_deep && deep[i] <= c->short_pos.v[j]);
+        const uint32_t *iv = take_deep ? deep + i : c->short_pos.v + j;
+        append_interval(c, &c->scratch, iv[0], iv[1]);
+        *(take_deep ? &i : &j) += 2;
+    }
+    return c->st == GCG_OK ? set_id_of(c, c->scratch.v, c->scratch.n) : 0;
+}
+
+/* The id of the run's token set, looked up by its log first (log_record):
+ * with twin_acc NONE, the tokens the run accepted; else those merged with
+ * set twin_acc's tokens of at most `reach` bytes (merged_set). */
+static uint32_t run_set(ctx *c, uint32_t twin_acc, uint32_t reach)
+{
+    uint32_t rec = log_record(c, twin_acc, reach), n_pos, id;
+    if (rec == NONE || c->log_rec.v[rec + 4] != NONE)
+        return rec == NONE ? 0 : c->log_rec.v[rec + 4];
+    if (twin_acc != NONE) {
+        id = merged_set(c, twin_acc, reach);
+    } else {
+        const uint32_t *pos = gcg_mask_sim_positions(&c->sim, &n_pos);
+        if (c->sim.st != GCG_OK)
+            return fail(c, c->sim.st), 0;
+        id = set_id_of(c, pos, n_pos);
+    }
     c->log_rec.v[rec + 4] = id;
     return id;
 }
@@ -336,19 +393,8 @@ static void run_root(ctx *c, uint32_t s)
 {
     run_begin(c);
     gcg_mask_sim_root(&c->sim, s);
-    c->out->root_acc[s] = set_id(c);
+    c->out->root_acc[s] = run_set(c, NONE, NONE);
     c->out->root_d[s] = d_id(c);
-}
-
-/* Appends [a, b) to a canonical interval list (a at or after the last start). */
-static void append_interval(ctx *c, vec *v, uint32_t a, uint32_t b)
-{
-    if (v->n && v->v[v->n - 1] >= a) {
-        v->v[v->n - 1] = b > v->v[v->n - 1] ? b : v->v[v->n - 1];
-        return;
-    }
-    if (!gcg_vec_push(v, a) || !gcg_vec_push(v, b))
-        fail(c, GCG_ERR_NOMEM);
 }
 
 /* Adds automaton state d's configurations at trie depth <= reach to the run. */
@@ -359,58 +405,6 @@ static void add_short_configs(ctx *c, uint32_t d, uint32_t reach)
         if (c->trie->depth[cf[0]] <= reach)
             gcg_mask_sim_add_config(&c->sim, cf[0], cf[1], cf[2]);
     }
-}
-
-/* The run's tokens (a walk of the deep subtrees) with token set acc's
- * tokens of at most `reach` bytes: the merged set's id. */
-static uint32_t merged_set_make(ctx *c, uint32_t acc, uint32_t reach)
-{
-    uint32_t n_deep;
-    const uint32_t *deep = gcg_mask_sim_positions(&c->sim, &n_deep);
-    if (c->sim.st != GCG_OK)
-        return fail(c, c->sim.st), 0;
-    uint32_t n_tw = c->set_pos_len.v[acc];
-    const uint32_t *tw = n_tw ? c->set_pos.v + c->set_pos_start.v[acc] : NULL;
-    const token_trie *tr = c->trie;
-    const uint32_t *lp = tr->long_pos + tr->long_first[reach], n_lp = tr->long_first[reach + 1] - tr->long_first[reach];
-    c->short_pos.n = 0;
-    for (uint32_t j = 0, i = 0; j < n_tw; j += 2) { /* [a, b) minus the long positions */
-        uint32_t a = tw[j], b = tw[j + 1], lo = i, hi = i, step = 1;
-        while (hi < n_lp && lp[hi] < a) /* gallop: the next one is usually near */
-            lo = hi + 1, hi += step, step *= 2;
-        hi = hi < n_lp ? hi : n_lp;
-        while (lo < hi) { /* the first long position >= a, in [lo, hi] */
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (lp[mid] < a)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        for (i = lo; i < n_lp && lp[i] < b; a = lp[i++] + 1)
-            if (lp[i] > a)
-                append_interval(c, &c->short_pos, a, lp[i]);
-        if (a < b)
-            append_interval(c, &c->short_pos, a, b);
-    }
-    c->scratch.n = 0;
-    for (uint32_t i = 0, j = 0; c->st == GCG_OK && (i < n_deep || j < c->short_pos.n);) {
-        bool take_deep = j >= c->short_pos.n || (i < n_deep && deep[i] <= c->short_pos.v[j]);
-        const uint32_t *iv = take_deep ? deep + i : c->short_pos.v + j;
-        append_interval(c, &c->scratch, iv[0], iv[1]);
-        *(take_deep ? &i : &j) += 2;
-    }
-    return c->st == GCG_OK ? set_id_of(c, c->scratch.v, c->scratch.n) : 0;
-}
-
-/* As merged_set_make, looked up by the run's log first (log_record). */
-static uint32_t merged_set(ctx *c, uint32_t acc, uint32_t reach)
-{
-    uint32_t rec = log_record(c, acc, reach);
-    if (rec == NONE || c->log_rec.v[rec + 4] != NONE)
-        return rec == NONE ? 0 : c->log_rec.v[rec + 4];
-    uint32_t id = merged_set_make(c, acc, reach);
-    c->log_rec.v[rec + 4] = id;
-    return id;
 }
 
 /* RootAcc and RootD of state x from its twin y, whose walk agrees with x's
@@ -424,7 +418,7 @@ static void run_root_deep(ctx *c, uint32_t x, uint32_t y, uint32_t reach)
     gcg_mask_sim_set_shallow(&c->sim, reach);
     gcg_mask_sim_root(&c->sim, x);
     gcg_mask_sim_set_shallow(&c->sim, 0);
-    a->root_acc[x] = merged_set(c, a->root_acc[y], reach);
+    a->root_acc[x] = run_set(c, a->root_acc[y], reach);
     a->root_d[x] = d_id(c);
 }
 
@@ -498,7 +492,7 @@ static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *
 {
     run_begin(c);
     resume_configs(c, d, q);
-    *acc = set_id(c);
+    *acc = run_set(c, NONE, NONE);
     *next = d_id(c);
 }
 
@@ -557,7 +551,7 @@ static void run_resume_deep(ctx *c, uint32_t d, uint32_t q, uint32_t reach, uint
     if (deep_part_empty(c, twin_acc, *next, reach))
         return;
     add_short_configs(c, *next, reach);
-    *acc = merged_set(c, twin_acc, reach);
+    *acc = run_set(c, twin_acc, reach);
     *next = d_id(c);
 }
 
