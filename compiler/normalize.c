@@ -506,6 +506,7 @@ typedef struct merge_ctx {
     uint64_t *place;       /* per nonterminal: its places in the pass, hashed */
     uint32_t *down;        /* chain link -> the link it extends (D_j -> D_{j-1}) */
     bool *extended;        /* a link some other link extends                  */
+    uint8_t *step;         /* 1: a step of a left-linear walk (index_steps)   */
 } merge_ctx;
 
 static int mprod_cmp(const void *x, const void *y)
@@ -613,14 +614,58 @@ static gcg_status merge_pass(merge_ctx *m)
     return GCG_OK;
 }
 
-/* The classes that hold a chain link or a rule over one. */
+/* The nonterminal b when a's one production is b c (c a terminal), else
+ * NONE. */
+static uint32_t step_below(const merge_ctx *m, uint32_t a)
+{
+    const cfg *g = m->g;
+    if (m->ix.first[a + 1] - m->ix.first[a] != 1)
+        return UINT32_MAX;
+    const cfg_prod *pr = &g->prods[m->ix.list[m->ix.first[a]]];
+    uint32_t b = pr->len == 2 ? g->rhs[pr->rhs] : UINT32_MAX;
+    return b != UINT32_MAX && !CFG_IS_TERM(b) && b != a && CFG_IS_TERM(g->rhs[pr->rhs + 1]) ? b : UINT32_MAX;
+}
+
+/* Whether a's one production is a terminal. */
+static bool step_base(const merge_ctx *m, uint32_t a)
+{
+    if (m->ix.first[a + 1] - m->ix.first[a] != 1)
+        return false;
+    const cfg_prod *pr = &m->g->prods[m->ix.list[m->ix.first[a]]];
+    return pr->len == 1 && CFG_IS_TERM(m->g->rhs[pr->rhs]);
+}
+
+/* step[a]: a is a step of a left-linear walk, such as a key trie
+ * (schema_struct.c): a -> b c down to a base of one terminal, every link of
+ * one production. Like a chain link, a step reduces over the entry below
+ * its walk, whose goto differs by place once equal steps of different walks
+ * are merged; so steps, like links, merge only within one place. Computed
+ * once (the passes map the grammar without changing it), each walk down
+ * stopping at the first step already settled. */
+static void index_steps(merge_ctx *m)
+{
+    uint32_t n = m->g->n_nts;
+    memset(m->step, 0, n);
+    for (uint32_t a = 0; a < n; a++) {
+        uint32_t x = a, len = 0, b;
+        while (m->step[x] == 0 && (b = step_below(m, x)) != UINT32_MAX && len < n)
+            m->step[x] = 3, x = b, len++; /* 3: on the walk in hand */
+        uint8_t v = m->step[x] == 1 || (m->step[x] == 0 && step_base(m, x) && x != a) ? 1 : 2;
+        if (m->step[x] == 3) /* a cycle of one-production rules */
+            v = 2;
+        for (uint32_t y = a; m->step[y] == 3; y = step_below(m, y))
+            m->step[y] = v;
+    }
+}
+
+/* The classes that hold a chain link or a rule over one, or a left step. */
 static void mark_chained(merge_ctx *m)
 {
     const cfg *g = m->g;
     memset(m->chained, 0, g->n_nts);
     for (uint32_t p = 0; p < g->n_prods; p++) {
         const cfg_prod *pr = &g->prods[p];
-        bool link = g->nts[pr->lhs].kind == CFG_NT_COUNT;
+        bool link = g->nts[pr->lhs].kind == CFG_NT_COUNT || m->step[pr->lhs] == 1;
         for (uint32_t k = 0; k < pr->len && !link; k++) {
             uint32_t s = g->rhs[pr->rhs + k];
             link = !CFG_IS_TERM(s) && g->nts[s].kind == CFG_NT_COUNT;
@@ -755,7 +800,7 @@ static void merge_ctx_free(merge_ctx *m)
 {
     cfg_index_free(&m->ix);
     free(m->by_nt), free(m->order), free(m->rep), free(m->mrhs), free(m->blocked), free(m->chained);
-    free(m->color), free(m->place), free(m->down), free(m->extended);
+    free(m->color), free(m->place), free(m->down), free(m->extended), free(m->step);
 }
 
 /* Passes until no chain class has members in different places: each pass
@@ -788,11 +833,14 @@ static gcg_status merge_equal_nts(cfg *g)
     m.blocked = calloc(nn, 1), m.chained = malloc(nn);
     m.color = calloc(nn, sizeof *m.color), m.place = malloc(nn * sizeof *m.place);
     m.down = malloc(nn * sizeof *m.down), m.extended = malloc(nn);
+    m.step = malloc(nn);
     if (st == GCG_OK && (!m.by_nt || !m.order || !m.rep || !m.mrhs || !m.blocked || !m.chained || !m.color ||
-                         !m.place || !m.down || !m.extended))
+                         !m.place || !m.down || !m.extended || !m.step))
         st = GCG_ERR_NOMEM;
-    if (st == GCG_OK)
+    if (st == GCG_OK) {
         index_links(&m);
+        index_steps(&m);
+    }
     if (st == GCG_OK) {
         m.blocked[g->start] = true;
         st = merge_order(&m);
