@@ -8,10 +8,11 @@
  * (the second only when i is optional) and R_i = ("," kv_i)? R_{i+1}, which
  * is linear in the number of properties but nests a stack level per member;
  * objects with few enough pairs of members that may follow one another are
- * written left-linear instead (see left_linear_members). Additional keys
- * are the strings that are not property names: a trie of the names, where
- * each node either ends the key (when it is not a name), leaves the trie on
- * a character no child has, or follows a child.
+ * written left-linear instead (see left_linear_members). Where additional
+ * members may follow, every key, a property name or not, is read through
+ * one left-linear trie of the names (see "keys beside additional members");
+ * an additional key is one that ends at a node that ends no name or leaves
+ * the trie on a character no child has.
  *
  * Arrays: prefixItems (items as an array in drafts before 2020-12), then
  * items (additionalItems before 2020-12), within minItems..maxItems.
@@ -30,13 +31,28 @@
 #define COMMA " \",\" " SX_WS " "
 #define TRAIL " " SX_WS
 
-/* ---- keys that are not property names ------------------------------------ */
+/* ---- keys beside additional members --------------------------------------- */
+
+/* An object that allows additional members reads every key through one trie
+ * of its property names, left to right: K_t, "the key so far spells trie
+ * node t", is the opening quote at the root and K_p c below (p the parent,
+ * c the edge's character). A property name is K_t "\"" at its node; any
+ * other key either ends at a node that ends no name (K_t "\"") or takes a
+ * character no child of t has and then any rest of a string.
+ *
+ * Read this way a key is parsed in the same LR states whatever member came
+ * before it: each character reduces to K_t over the entry below. Written
+ * right-recursive, or with the names as literals beside it, the states of
+ * the trie paired with every set of names still allowed after a member
+ * (Kubernetes schemas: 31,720 of 44,982 LR states), each with its own
+ * vocabulary walk, and a key nested a stack entry per character. */
 
 typedef struct trie {
     uint32_t *cp;        /* child code points          */
     struct trie **kid;
     uint32_t n;
-    bool terminal;
+    bool terminal;       /* a property name ends here  */
+    const char *rule;    /* K_t                        */
 } trie;
 
 static void trie_free(trie *t)
@@ -80,94 +96,190 @@ static bool trie_add(trie *t, const char *name)
     return true;
 }
 
-/* Keys that are not names, split where they leave the trie of names: a key
- * either ends early on the trie (`ended`: the closing quote at a node that
- * ends no name) or takes, at some node, a character none of its children
- * has (`diverged`), after which any string rest follows. Writing the rest
- * once, after `diverged` is reduced, leaves one LR state for the body of
- * every such key instead of one per trie node, and so one vocabulary walk. */
-
-/* Whether some key ends early below node t. */
-static bool ends_early(const trie *t)
+/* The node of `name` (which the trie holds). */
+static const trie *trie_find(const trie *t, const char *name)
 {
-    if (!t->terminal)
-        return true;
-    for (uint32_t i = 0; i < t->n; i++)
-        if (ends_early(t->kid[i]))
-            return true;
-    return false;
+    const unsigned char *s = (const unsigned char *)name;
+    size_t n = strlen(name);
+    for (size_t i = 0; i < n && t;) {
+        uint32_t c = cp_next_utf8(s, n, &i), k;
+        for (k = 0; k < t->n && t->cp[k] != c; k++)
+            ;
+        t = k < t->n ? t->kid[k] : NULL;
+    }
+    return t;
 }
 
-/* The keys that end early below node t, with their closing quote. */
-static const char *ended_rule(sctx *c, const trie *t, const char *base)
+/* Whether every child of t is a printable ASCII character spelled raw (no
+ * escape spells it where a name is meant, as in sx_string_literal). Then
+ * the characters that leave the trie at t are the other raw ASCII ones,
+ * every non-ASCII one and every escape: the last two read alike at every
+ * such node, through one rule (key-any below). */
+static bool ascii_children(const trie *t)
 {
-    gcg_buf b = {0};
-    const char *sep = "";
-    if (!t->terminal)
-        gcg_buf_puts(&b, "\"\\\"\""), sep = " | ";
-    for (uint32_t i = 0; i < t->n; i++) {
-        if (!ends_early(t->kid[i]))
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->cp[i] < 0x20 || t->cp[i] >= 0x7F || t->cp[i] == '"' || t->cp[i] == '\\' || t->cp[i] == '/')
+            return false;
+    return true;
+}
+
+/* The raw ASCII characters none of t's children is, as a class; false when
+ * there are none. */
+static bool leaving_ascii(const trie *t, gcg_buf *out)
+{
+    bool open = false;
+    for (uint32_t lo = 0x20; lo < 0x80;) {
+        uint32_t hi = lo;
+        bool in = lo != '"' && lo != '\\';
+        for (uint32_t i = 0; i < t->n && in; i++)
+            in = t->cp[i] != lo;
+        if (!in) {
+            lo++;
             continue;
-        const char *kid = ended_rule(c, t->kid[i], base);
-        cp_set one = {0};
-        cp_set_add(&one, t->cp[i], t->cp[i]);
-        gcg_buf_puts(&b, sep);
-        cp_set_json_unit(&one, &b);
-        gcg_buf_printf(&b, " %s", kid ? kid : "\"\\\"\"");
-        cp_set_free(&one);
-        sep = " | ";
+        }
+        for (bool more = true; more && hi + 1 < 0x80;) {
+            more = hi + 1 != '"' && hi + 1 != '\\';
+            for (uint32_t i = 0; i < t->n && more; i++)
+                more = t->cp[i] != hi + 1;
+            hi += more;
+        }
+        gcg_buf_puts(out, open ? "" : "[");
+        open = true;
+        gcg_buf_gbnf_char(out, lo);
+        if (hi > lo) {
+            if (hi > lo + 1)
+                gcg_buf_puts(out, "-");
+            gcg_buf_gbnf_char(out, hi);
+        }
+        lo = hi + 1;
     }
-    const char *name = b.oom ? NULL : sx_helper(c, base, "key-end", b.s);
-    gcg_buf_free(&b);
-    return name;
+    gcg_buf_puts(out, open ? "]" : "");
+    return open;
 }
 
-/* The trie paths from node t up to and including the first character that
- * leaves the trie. */
-static const char *diverged_rule(sctx *c, const trie *t, const char *base)
+/* The rules' alternatives, gathered over the trie. */
+typedef struct key_alts {
+    gcg_buf left;  /* K_t and a character leaving the trie at t           */
+    gcg_buf any;   /* K_t where escapes and non-ASCII characters leave    */
+    gcg_buf ended; /* K_t where the key may end: t ends no name           */
+} key_alts;
+
+static void alt_to(gcg_buf *b, const char *rule, const char *what)
+{
+    gcg_buf_printf(b, "%s%s%s%s", b->len ? " | " : "", rule, what[0] ? " " : "", what);
+}
+
+/* The unit of string content for child character ch: raw where escapes
+ * leave the trie, else every spelling of it. */
+static void child_unit(uint32_t ch, bool raw, gcg_buf *b)
+{
+    if (raw) {
+        gcg_buf_puts(b, "\"");
+        gcg_buf_gbnf_char(b, ch);
+        gcg_buf_puts(b, "\"");
+        return;
+    }
+    cp_set one = {0};
+    cp_set_add(&one, ch, ch);
+    cp_set_json_unit(&one, b);
+    b->oom |= one.oom;
+    cp_set_free(&one);
+}
+
+/* K_t for every node below t (K_t itself defined by the caller), and t's
+ * subtree's alternatives. */
+static void key_rules(sctx *c, trie *t, const char *base, key_alts *a)
 {
     gcg_buf b = {0};
-    cp_set out = {0};
-    for (uint32_t i = 0; i < t->n; i++)
-        cp_set_add(&out, t->cp[i], t->cp[i]);
-    cp_set_complement(&out);
-    cp_set_json_unit(&out, &b);
-    cp_set_free(&out);
-    for (uint32_t i = 0; i < t->n; i++) {
-        const char *kid = diverged_rule(c, t->kid[i], base);
-        cp_set one = {0};
-        cp_set_add(&one, t->cp[i], t->cp[i]);
-        gcg_buf_puts(&b, " | ");
-        cp_set_json_unit(&one, &b);
-        gcg_buf_printf(&b, " %s", kid ? kid : SX_STRING);
-        cp_set_free(&one);
+    bool raw = ascii_children(t);
+    if (raw) {
+        if (leaving_ascii(t, &b))
+            alt_to(&a->left, t->rule, b.s);
+        alt_to(&a->any, t->rule, "");
+    } else { /* a name character with escapes of its own: every spelling */
+        cp_set out = {0};
+        for (uint32_t i = 0; i < t->n; i++)
+            cp_set_add(&out, t->cp[i], t->cp[i]);
+        cp_set_complement(&out);
+        cp_set_json_unit(&out, &b);
+        b.oom |= out.oom;
+        cp_set_free(&out);
+        alt_to(&a->left, t->rule, b.s ? b.s : "");
     }
-    const char *name = b.oom ? NULL : sx_helper(c, base, "key-out", b.s);
+    if (!t->terminal)
+        alt_to(&a->ended, t->rule, "");
+    for (uint32_t i = 0; i < t->n && c->st == GCG_OK && !b.oom; i++) {
+        gcg_buf_free(&b);
+        gcg_buf_printf(&b, "%s ", t->rule);
+        child_unit(t->cp[i], raw, &b);
+        t->kid[i]->rule = b.oom ? NULL : sx_helper(c, base, "key", b.s);
+        if (!t->kid[i]->rule)
+            break;
+        key_rules(c, t->kid[i], base, a);
+    }
+    if (b.oom)
+        sx_error(c, GCG_ERR_NOMEM, "", "out of memory");
     gcg_buf_free(&b);
-    return name;
 }
 
-/* "\"" + any key but these names. */
-static void other_key(sctx *c, json_t *names, const char *base, gcg_buf *out)
+/* The rules of the alternatives gathered: "\"" + any key but the names into
+ * out, false after an error. */
+static bool other_key_rules(sctx *c, const char *base, key_alts *a, gcg_buf *out)
+{
+    if (a->left.oom || a->any.oom || a->ended.oom)
+        return sx_error(c, GCG_ERR_NOMEM, "", "out of memory"), false;
+    if (a->any.len) {
+        const char *any = sx_helper(c, base, "key-any", a->any.s);
+        alt_to(&a->left, any, "( " JSON_NONASCII_NAME " | " JSON_ESC_NAME " )");
+    }
+    const char *left = sx_helper(c, base, "key-left", a->left.s), *end = NULL;
+    if (a->ended.len) {
+        gcg_buf b = {0};
+        gcg_buf_printf(&b, "%s \"\\\"\"", sx_helper(c, base, "key-end-at", a->ended.s));
+        end = b.oom ? NULL : sx_helper(c, base, "key-ended", b.s);
+        gcg_buf_free(&b);
+    }
+    if (!left || (a->ended.len && !end)) {
+        if (c->st == GCG_OK)
+            sx_error(c, GCG_ERR_NOMEM, "", "out of memory");
+        return false;
+    }
+    if (end)
+        gcg_buf_printf(out, "( %s " SX_STRING_REST " | %s )", left, end);
+    else
+        gcg_buf_printf(out, "%s " SX_STRING_REST, left);
+    return true;
+}
+
+/* The trie of the names and its rules; "\"" + any key but the names into
+ * out. NULL without names (any string is another key) or after an error. */
+static trie *other_key(sctx *c, json_t *names, const char *base, gcg_buf *out)
 {
     if (json_array_size(names) == 0) {
         gcg_buf_puts(out, SX_STRING);
-        return;
+        return NULL;
     }
     trie *root = calloc(1, sizeof *root);
     size_t i;
     json_t *n;
     bool ok = root != NULL;
     json_array_foreach(names, i, n) ok = ok && trie_add(root, json_string_value(n));
-    const char *d = ok ? diverged_rule(c, root, base) : NULL;
-    const char *e = d && ends_early(root) ? ended_rule(c, root, base) : NULL;
-    if (!d || (!e && ends_early(root)))
+    if (!ok) {
         sx_error(c, GCG_ERR_NOMEM, "", "out of memory");
-    else if (e)
-        gcg_buf_printf(out, "( \"\\\"\" ( %s " SX_STRING_REST " | %s ) )", d, e);
-    else
-        gcg_buf_printf(out, "( \"\\\"\" %s " SX_STRING_REST " )", d);
-    trie_free(root);
+        trie_free(root);
+        return NULL;
+    }
+    key_alts a = {0};
+    root->rule = sx_helper(c, base, "key", "\"\\\"\"");
+    if (root->rule)
+        key_rules(c, root, base, &a);
+    ok = c->st == GCG_OK && other_key_rules(c, base, &a, out);
+    gcg_buf_free(&a.left), gcg_buf_free(&a.any), gcg_buf_free(&a.ended);
+    if (!ok) {
+        trie_free(root);
+        return NULL;
+    }
+    return root;
 }
 
 /* ---- objects ------------------------------------------------------------- */
@@ -270,9 +382,12 @@ static int one_pattern(sctx *c, json_t *s, const char *ptr, json_t *names, json_
     return 1 + (kv->len > 0);
 }
 
-/* Key and value of the additional members into *kv; false when none are allowed. */
-static bool additional(sctx *c, json_t *s, const char *ptr, json_t *names, const char *base, gcg_buf *kv)
+/* Key and value of the additional members into *kv; false when none are
+ * allowed. *keys: the trie the named keys are read through, or NULL. */
+static bool additional(sctx *c, json_t *s, const char *ptr, json_t *names, const char *base, gcg_buf *kv,
+                       trie **keys)
 {
+    *keys = NULL;
     json_t *addl = json_object_get(s, "additionalProperties");
     if (!addl)
         addl = json_object_get(s, "unevaluatedProperties");
@@ -344,7 +459,7 @@ static bool additional(sctx *c, json_t *s, const char *ptr, json_t *names, const
         gcg_buf_printf(kv, "%s " SX_WS " \":\" " SX_WS " %s" TRAIL, key, val);
         return true;
     }
-    other_key(c, names, base, kv);
+    *keys = other_key(c, names, base, kv);
     gcg_buf_printf(kv, " " SX_WS " \":\" " SX_WS " %s" TRAIL, val);
     return true;
 }
@@ -406,9 +521,14 @@ static member *named_members(sctx *c, json_t *s, const char *ptr, json_t *names,
     return m;
 }
 
-static void member_text(const member *m, gcg_buf *out)
+/* "\"" name "\"" ":" value; the name read through the key trie if any. */
+static void member_text(const member *m, const trie *keys, gcg_buf *out)
 {
-    sx_string_literal(m->name, strlen(m->name), out);
+    const trie *at = keys ? trie_find(keys, m->name) : NULL;
+    if (at)
+        gcg_buf_printf(out, "%s \"\\\"\"", at->rule);
+    else
+        sx_string_literal(m->name, strlen(m->name), out);
     gcg_buf_printf(out, " " SX_WS " \":\" " SX_WS " %s" TRAIL, m->value);
 }
 
@@ -467,23 +587,39 @@ static uint64_t left_linear_pairs(const member *m, uint32_t n)
     return pairs;
 }
 
+/* Member k's rule in a place where additional members may follow (`open`):
+ * its key read through the key trie; elsewhere (a required property still
+ * to come) spelled out, since the names allowed there are not all the trie
+ * allows. Each made once, in kv[2 * k + open]. */
+static const char *kv_rule(sctx *c, const char *base, const member *m, uint32_t k, const trie *keys, bool open,
+                           const char **kv)
+{
+    uint32_t at = 2 * k + (keys && open);
+    if (kv[at])
+        return kv[at];
+    gcg_buf b = {0};
+    char sfx[32];
+    member_text(&m[k], keys && open ? keys : NULL, &b);
+    snprintf(sfx, sizeof sfx, keys && !open ? "kv%u-named" : "kv%u", k);
+    kv[at] = b.oom ? NULL : sx_helper(c, base, sfx, b.s);
+    gcg_buf_free(&b);
+    return kv[at] ? kv[at] : "\"\"";
+}
+
 /* The members of an object, left-linear (see above): the rule's name.
  * req_after[i]: a property from i on is required. */
 static const char *left_linear_members(sctx *c, const char *base, const member *m, uint32_t n,
-                                       const bool *req_after, const char *akv)
+                                       const bool *req_after, const char *akv, const trie *keys)
 {
     sx_decl *L = calloc(n, sizeof *L);
-    const char **kv = calloc(n, sizeof *kv);
+    const char **kv = calloc(2 * (size_t)n, sizeof *kv);
     gcg_buf b = {0}, ends = {0};
     char sfx[32];
     const char *name = NULL;
     if (!L || !kv)
         goto done;
     for (uint32_t k = 0; k < n; k++) {
-        gcg_buf_free(&b);
-        member_text(&m[k], &b);
-        snprintf(sfx, sizeof sfx, "kv%u", k);
-        kv[k] = sx_helper(c, base, sfx, b.s);
+        kv_rule(c, base, m, k, keys, !req_after[0] && !req_after[k], kv); /* the usual name first */
         snprintf(sfx, sizeof sfx, "last%u", k);
         L[k] = sx_declare(c, base, sfx);
     }
@@ -491,9 +627,10 @@ static const char *left_linear_members(sctx *c, const char *base, const member *
         gcg_buf_free(&b);
         uint32_t lo = optional_run(m, k);
         if (lo == 0)
-            gcg_buf_puts(&b, kv[k]);
+            gcg_buf_puts(&b, kv_rule(c, base, m, k, keys, !req_after[0], kv));
         for (uint32_t j = lo ? lo - 1 : 0; j < k; j++)
-            gcg_buf_printf(&b, "%s%s" COMMA "%s", b.len ? " | " : "", L[j].name, kv[k]);
+            gcg_buf_printf(&b, "%s%s" COMMA "%s", b.len ? " | " : "", L[j].name,
+                           kv_rule(c, base, m, k, keys, !req_after[j + 1], kv));
         sx_define(c, L[k], b.s);
         if (!req_after[k + 1])
             gcg_buf_printf(&ends, "%s%s", ends.len ? " | " : "", L[k].name);
@@ -526,7 +663,8 @@ void sx_object_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
     member *m = named_members(c, s, ptr, names, &n);
     char *base = sx_rule_name_for(ptr);
     gcg_buf kv = {0};
-    bool addl = additional(c, s, ptr, names, base ? base : "root", &kv);
+    trie *keys;
+    bool addl = additional(c, s, ptr, names, base ? base : "root", &kv, &keys);
     uint64_t min, max;
     if (!m || !counts_hold(c, s, ptr, m, n, addl, &min, &max) || c->st != GCG_OK)
         goto done;
@@ -556,7 +694,7 @@ void sx_object_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
         req_after[i] = req_after[i + 1] || m[i].required;
     bool empty_ok = !req_after[0] && min == 0;
     if (left_linear_pairs(m, n) <= LEFT_LINEAR_PAIRS) {
-        const char *members = left_linear_members(c, base, m, n, req_after, akv);
+        const char *members = left_linear_members(c, base, m, n, req_after, akv, keys);
         if (members)
             gcg_buf_printf(out, "\"{\" " SX_WS " %s%s \"}\"", members, empty_ok ? "?" : "");
         goto objects_done;
@@ -576,7 +714,7 @@ void sx_object_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
     for (uint32_t i = 0; i <= n; i++) {
         gcg_buf_free(&b);
         if (i < n) {
-            member_text(&m[i], &b);
+            member_text(&m[i], req_after[i] ? NULL : keys, &b);
             gcg_buf_printf(&b, " %s", T[i + 1].name);
             if (!m[i].required && S[i + 1].name)
                 gcg_buf_printf(&b, " | %s", S[i + 1].name);
@@ -602,6 +740,7 @@ objects_done:
     free(T);
     free(req_after);
 done:
+    trie_free(keys);
     gcg_buf_free(&kv);
     free(base);
     free(m);
