@@ -619,7 +619,8 @@ static const char *left_linear_members(sctx *c, const char *base, const member *
     if (!L || !kv)
         goto done;
     for (uint32_t k = 0; k < n; k++) {
-        kv_rule(c, base, m, k, keys, !req_after[0] && !req_after[k], kv); /* the usual name first */
+        if (!keys) /* each before its list rule, as the grammar reads best */
+            kv_rule(c, base, m, k, NULL, false, kv);
         snprintf(sfx, sizeof sfx, "last%u", k);
         L[k] = sx_declare(c, base, sfx);
     }

@@ -356,6 +356,42 @@ START_TEST(additional_keys)
 }
 END_TEST
 
+/* Where additional members may follow, every key is read through one
+ * left-linear trie of the names; before a required property, where only
+ * names may come, members keep the literal. */
+START_TEST(keys_through_one_trie)
+{
+    const char *schema = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"null\"},\"ab\":{\"type\":\"boolean\"},"
+                         "\"b\":{\"type\":\"null\"}},\"required\":[\"ab\"]}";
+    char *g = gbnf(schema);
+    const char *want[] = {
+        "\nroot-key ::= \"\\\"\"\n",
+        "\nroot-key-2 ::= root-key \"a\"\n",
+        "\nroot-key-3 ::= root-key-2 \"b\"\n",
+        "\nroot-key-4 ::= root-key \"b\"\n",
+        "\nroot-key-any ::= root-key | root-key-2 | root-key-3 | root-key-4\n",
+        "\nroot-key-left ::= root-key [ !#-\\[\\]-`c-\\x7F] | root-key-2 [ !#-\\[\\]-ac-\\x7F] | "
+        "root-key-3 [ !#-\\[\\]-\\x7F] | root-key-4 [ !#-\\[\\]-\\x7F] | root-key-any ( json-nonascii | json-esc )\n",
+        "\nroot-key-end-at ::= root-key\n",
+        "\nroot-key-ended ::= root-key-end-at \"\\\"\"\n",
+        "\nroot-additional ::= ( root-key-left json-string-rest | root-key-ended ) ws \":\" ws json-value ws\n",
+        "\nroot-last0 ::= root-kv0-named\n",
+        "\nroot-last1 ::= root-kv1-named | root-last0 \",\" ws root-kv1-named\n",
+        "\nroot-last2 ::= root-last1 \",\" ws root-kv2\n",
+        "\nroot-kv0-named ::= \"\\\"a\\\"\" ws \":\" ws root-properties-a ws\n",
+        "\nroot-kv2 ::= root-key-4 \"\\\"\" ws \":\" ws root-properties-b ws\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_msg(strstr(g, want[i]) != NULL, "missing %s in:\n%s", want[i], g);
+    free(g);
+    check_sets(schema,
+               V("{\"ab\":true}", "{\"a\":null,\"ab\":false}", "{\"ab\":true,\"b\":null}", "{\"ab\":true,\"\":1}",
+                 "{\"ab\":true,\"abc\":[]}", "{\"ab\":true,\"b\":null,\"a\\\"\":2,\"ba\":{}}"),
+               V("{}", "{\"a\":null}", "{\"ab\":1}", "{\"ab\":true,\"b\":1}", "{\"ab\":true,\"ab\":true}",
+                 "{\"ab\":true,\"a\":null}", "{\"ab\":true,\"b\":null,\"b\":null}", "{\"x\":1,\"ab\":true}"));
+}
+END_TEST
+
 /* Forty objects of eight optional properties with additional ones open.
  * When each declared key's literal met a right-recursive trie of the other
  * keys, two stacks lived for the length of every key and the forks reached
@@ -534,6 +570,7 @@ int main(void)
     tcase_add_test(tc, combinators);
     tcase_add_test(tc, one_of_required);
     tcase_add_test(tc, additional_keys);
+    tcase_add_test(tc, keys_through_one_trie);
     tcase_add_test(tc, many_small_forks_bounded);
     tcase_add_test(tc, negation);
     tcase_add_test(tc, unenforced_keywords);
