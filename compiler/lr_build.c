@@ -40,6 +40,8 @@ typedef struct builder {
     /* scratch */
     uint32_t *stamp, gen;
     uint64_t *nt_la;            /* W words per nonterminal */
+    uint8_t *dirty;             /* per state: kernel lookaheads grew since its
+                                   last propagation                          */
     uint64_t *pairs;            /* (symbol << 32 | item) */
     uint32_t cap_pairs;
 } builder;
@@ -405,7 +407,9 @@ static uint32_t kernel_index(const builder *b, uint32_t t, uint32_t item)
 static bool propagate_to(builder *b, uint32_t t, uint32_t item, const uint64_t *la)
 {
     uint32_t k = kernel_index(b, t, item);
-    return la_or(b->kern_la + (size_t)(b->kern_start[t] + k) * b->W, la, b->W);
+    bool grew = la_or(b->kern_la + (size_t)(b->kern_start[t] + k) * b->W, la, b->W);
+    b->dirty[t] |= grew;
+    return grew;
 }
 
 static uint32_t builder_goto(const builder *b, uint32_t s, uint32_t nt)
@@ -445,10 +449,21 @@ static gcg_status lalr_lookaheads(builder *b)
     if (!b->kern_la)
         return GCG_ERR_NOMEM;
     b->kern_la[(b->T - 1) / 64] |= (uint64_t)1 << ((b->T - 1) % 64); /* start item: {$} */
+    /* What a state propagates depends only on its kernel's lookaheads, so
+     * a pass visits only the states whose lookaheads grew since their last
+     * visit: the same least fixpoint, without redoing the states that
+     * settled (most of them after the first pass). */
+    b->dirty = malloc(b->n_states + 1);
+    if (!b->dirty)
+        return GCG_ERR_NOMEM;
+    memset(b->dirty, 1, b->n_states);
     for (bool changed = true; changed;) {
         changed = false;
         for (uint32_t s = 0; s < b->n_states; s++)
-            changed |= propagate_state(b, s);
+            if (b->dirty[s]) {
+                b->dirty[s] = 0;
+                changed |= propagate_state(b, s);
+            }
     }
     return GCG_OK;
 }
@@ -565,7 +580,7 @@ static void builder_free(builder *b)
     void *ps[] = {b->item_base, b->item_prod, b->item_dot, b->first_after, b->null_after, b->nullable,
                   b->first, b->kern_start, b->kern_len, b->clos_start, b->clos_len, b->kern,
                   b->kern_la, b->clos, b->shift, b->go_start, b->go_nt, b->go_to, b->accessing, b->htab, b->stamp, b->nt_la,
-                  b->pairs};
+                  b->pairs, b->dirty};
     for (size_t i = 0; i < sizeof ps / sizeof *ps; i++)
         free(ps[i]);
 }
