@@ -48,22 +48,31 @@
  * vocabulary walk, and a key nested a stack entry per character. */
 
 typedef struct trie {
-    uint32_t *cp;        /* child code points          */
+    uint32_t *cp;        /* child code points                         */
     struct trie **kid;
     uint32_t n;
-    bool terminal;       /* a property name ends here  */
-    const char *rule;    /* K_t                        */
+    bool terminal;       /* a property name ends here                 */
+    bool raw;            /* its children are spelled raw (key_rules)  */
+    uint32_t edge;       /* the code point from its parent            */
+    struct trie *parent;
+    struct trie *next;   /* the nodes still to visit, in a walk: names
+                            as long as the input, so no recursion    */
+    const char *rule;    /* K_t                                       */
 } trie;
 
 static void trie_free(trie *t)
 {
-    if (!t)
-        return;
-    for (uint32_t i = 0; i < t->n; i++)
-        trie_free(t->kid[i]);
-    free(t->cp);
-    free(t->kid);
-    free(t);
+    if (t)
+        t->next = NULL;
+    while (t) {
+        trie *x = t;
+        t = x->next;
+        for (uint32_t i = 0; i < x->n; i++)
+            x->kid[i]->next = t, t = x->kid[i];
+        free(x->cp);
+        free(x->kid);
+        free(x);
+    }
 }
 
 static bool trie_add(trie *t, const char *name)
@@ -86,6 +95,7 @@ static bool trie_add(trie *t, const char *name)
                 free(nt);
                 return false;
             }
+            nt->parent = t, nt->edge = c;
             t->cp[k] = c;
             t->kid[k] = nt;
             t->n++;
@@ -186,36 +196,48 @@ static void child_unit(uint32_t ch, bool raw, gcg_buf *b)
     cp_set_free(&one);
 }
 
-/* K_t for every node below t (K_t itself defined by the caller), and t's
- * subtree's alternatives. */
-static void key_rules(sctx *c, trie *t, const char *base, key_alts *a)
+/* Node t's alternatives; its `raw` set for its children. */
+static void node_alts(trie *t, key_alts *a, gcg_buf *b)
 {
-    gcg_buf b = {0};
-    bool raw = ascii_children(t);
-    if (raw) {
-        if (leaving_ascii(t, &b))
-            alt_to(&a->left, t->rule, b.s);
+    t->raw = ascii_children(t);
+    if (t->raw) {
+        if (leaving_ascii(t, b))
+            alt_to(&a->left, t->rule, b->s);
         alt_to(&a->any, t->rule, "");
-    } else { /* a name character with escapes of its own: every spelling */
+    } else { /* a child that is not printable ASCII spelled raw: every spelling */
         cp_set out = {0};
         for (uint32_t i = 0; i < t->n; i++)
             cp_set_add(&out, t->cp[i], t->cp[i]);
         cp_set_complement(&out);
-        cp_set_json_unit(&out, &b);
-        b.oom |= out.oom;
+        cp_set_json_unit(&out, b);
+        b->oom |= out.oom;
         cp_set_free(&out);
-        alt_to(&a->left, t->rule, b.s ? b.s : "");
+        alt_to(&a->left, t->rule, b->s ? b->s : "");
     }
     if (!t->terminal)
         alt_to(&a->ended, t->rule, "");
-    for (uint32_t i = 0; i < t->n && c->st == GCG_OK && !b.oom; i++) {
+}
+
+/* K_t for every node below the root (whose K the caller defined), and
+ * every node's alternatives, in preorder. */
+static void key_rules(sctx *c, trie *root, const char *base, key_alts *a)
+{
+    gcg_buf b = {0};
+    root->next = NULL;
+    for (trie *t = root; t && c->st == GCG_OK && !b.oom;) {
+        trie *x = t;
+        t = x->next;
         gcg_buf_free(&b);
-        gcg_buf_printf(&b, "%s ", t->rule);
-        child_unit(t->cp[i], raw, &b);
-        t->kid[i]->rule = b.oom ? NULL : sx_helper(c, base, "key", b.s);
-        if (!t->kid[i]->rule)
-            break;
-        key_rules(c, t->kid[i], base, a);
+        if (x->parent) {
+            gcg_buf_printf(&b, "%s ", x->parent->rule);
+            child_unit(x->edge, x->parent->raw, &b);
+            if (b.oom || !(x->rule = sx_helper(c, base, "key", b.s)))
+                break;
+            gcg_buf_free(&b);
+        }
+        node_alts(x, a, &b);
+        for (uint32_t i = x->n; i-- > 0;)
+            x->kid[i]->next = t, t = x->kid[i];
     }
     if (b.oom)
         sx_error(c, GCG_ERR_NOMEM, "", "out of memory");

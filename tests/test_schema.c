@@ -392,6 +392,22 @@ START_TEST(keys_through_one_trie)
 }
 END_TEST
 
+/* A property name as long as the input: its trie is walked without
+ * recursion (a recursive walk overflowed the stack at 200,000 characters). */
+START_TEST(long_property_name)
+{
+    enum { LEN = 100000 };
+    static char schema[LEN + 128];
+    size_t n = (size_t)snprintf(schema, sizeof schema, "{\"type\":\"object\",\"properties\":{\"");
+    memset(schema + n, 'a', LEN);
+    snprintf(schema + n + LEN, sizeof schema - n - LEN, "\":{\"type\":\"integer\"}}}");
+    char *g = gbnf(schema);
+    ck_assert_ptr_nonnull(strstr(g, "\nroot-key-100001 ::= root-key-100000 \"a\"\n"));
+    ck_assert_ptr_nonnull(strstr(g, "\nroot-kv0 ::= root-key-100001 \"\\\"\" ws \":\" ws root-properties-"));
+    free(g);
+}
+END_TEST
+
 /* Forty objects of eight optional properties with additional ones open.
  * When each declared key's literal met a right-recursive trie of the other
  * keys, two stacks lived for the length of every key and the forks reached
@@ -571,6 +587,7 @@ int main(void)
     tcase_add_test(tc, one_of_required);
     tcase_add_test(tc, additional_keys);
     tcase_add_test(tc, keys_through_one_trie);
+    tcase_add_test(tc, long_property_name);
     tcase_add_test(tc, many_small_forks_bounded);
     tcase_add_test(tc, negation);
     tcase_add_test(tc, unenforced_keywords);
