@@ -202,7 +202,7 @@ static void node_alts(trie *t, key_alts *a, gcg_buf *b)
     t->raw = ascii_children(t);
     if (t->raw) {
         if (leaving_ascii(t, b))
-            alt_to(&a->left, t->rule, b->s);
+            alt_to(&a->left, t->rule, b->s ? b->s : ""); /* NULL only out of memory */
         alt_to(&a->any, t->rule, "");
     } else { /* a child that is not printable ASCII spelled raw: every spelling */
         cp_set out = {0};
@@ -623,9 +623,11 @@ static const char *kv_rule(sctx *c, const char *base, const member *m, uint32_t 
     char sfx[32];
     member_text(&m[k], keys && open ? keys : NULL, &b);
     snprintf(sfx, sizeof sfx, keys && !open ? "kv%u-named" : "kv%u", k);
+    if (b.oom)
+        sx_error(c, GCG_ERR_NOMEM, "", "out of memory");
     kv[at] = b.oom ? NULL : sx_helper(c, base, sfx, b.s);
     gcg_buf_free(&b);
-    return kv[at] ? kv[at] : "\"\"";
+    return kv[at] ? kv[at] : "\"\""; /* after an error, which the caller reports */
 }
 
 /* The members of an object, left-linear (see above): the rule's name.
