@@ -727,7 +727,8 @@ static void ctx_free(ctx *c)
     free(c->path), free(c->reaches), free(c->bits), free(c->lhs_least);
     vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->d_moving,
                  &c->d_deepest, &c->d_reads_start, &c->d_reads_len, &c->d_reads,
-                 &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch, &c->sort_tmp, &c->moved, &c->d_new, &c->log_rec, &c->log_data};
+                 &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch, &c->sort_tmp,
+                 &c->moved, &c->d_new, &c->log_rec, &c->log_data};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     gcg_map64_free(&c->set_ids);

@@ -137,31 +137,25 @@ static bool ascii_children(const trie *t)
  * there are none. */
 static bool leaving_ascii(const trie *t, gcg_buf *out)
 {
+    bool taken[0x80] = {['"'] = true, ['\\'] = true}; /* never raw in a string */
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->cp[i] < 0x80)
+            taken[t->cp[i]] = true;
     bool open = false;
-    for (uint32_t lo = 0x20; lo < 0x80;) {
-        uint32_t hi = lo;
-        bool in = lo != '"' && lo != '\\';
-        for (uint32_t i = 0; i < t->n && in; i++)
-            in = t->cp[i] != lo;
-        if (!in) {
-            lo++;
+    for (uint32_t lo = 0x20; lo < 0x80; lo++) {
+        if (taken[lo])
             continue;
-        }
-        for (bool more = true; more && hi + 1 < 0x80;) {
-            more = hi + 1 != '"' && hi + 1 != '\\';
-            for (uint32_t i = 0; i < t->n && more; i++)
-                more = t->cp[i] != hi + 1;
-            hi += more;
-        }
+        uint32_t hi = lo;
+        while (hi + 1 < 0x80 && !taken[hi + 1])
+            hi++;
         gcg_buf_puts(out, open ? "" : "[");
         open = true;
         gcg_buf_gbnf_char(out, lo);
         if (hi > lo) {
-            if (hi > lo + 1)
-                gcg_buf_puts(out, "-");
+            gcg_buf_puts(out, hi > lo + 1 ? "-" : "");
             gcg_buf_gbnf_char(out, hi);
         }
-        lo = hi + 1;
+        lo = hi;
     }
     gcg_buf_puts(out, open ? "]" : "");
     return open;
