@@ -169,7 +169,8 @@ typedef struct fb_config {
 
 typedef enum { FB_OK, FB_EXTEND, FB_GIVE_UP } fb_result;
 
-#define FB_NODE_SLOTS 4096 /* hash slots for a configuration's nodes (> 2 * FB_MERGE_ENTRIES) */
+#define FB_NODE_BITS 12 /* hash slots for a configuration's nodes: */
+#define FB_NODE_SLOTS (1u << FB_NODE_BITS) /* > 2 * FB_MERGE_ENTRIES */
 
 /* A node of a configuration: its successor, and whether all its
  * occurrences stand on that one. */
@@ -324,7 +325,9 @@ static bool fb_work_add(fork_bound *f, const fb_stack *s)
     if (f->n_work + f->n_own == FB_WORK)
         return false;
     f->work_gen[h] = f->gen, f->work_slot[h] = f->n_work;
-    fb_copy(&f->work_stacks[f->n_work++], s);
+    if (s != &f->work_stacks[f->n_work]) /* not built in place */
+        fb_copy(&f->work_stacks[f->n_work], s);
+    f->n_work++;
     return true;
 }
 
@@ -337,7 +340,9 @@ static bool fb_out_add(fork_bound *f, fb_config *out, const fb_stack *s)
             return true;
     if (out->ns == FB_STACKS)
         return false;
-    fb_copy(&out->s[out->ns++], s);
+    if (s != &out->s[out->ns]) /* not built in place */
+        fb_copy(&out->s[out->ns], s);
+    out->ns++;
     return true;
 }
 
@@ -345,26 +350,30 @@ static bool fb_out_add(fork_bound *f, fb_config *out, const fb_stack *s)
 static fb_result fb_reduce(fork_bound *f, const fb_config *c, const fb_stack *from, uint32_t prod)
 {
     const lr_tables *lr = f->lr;
-    fb_stack s;
-    fb_copy(&s, from);
+    uint32_t n = from->n, d = from->d;
     for (uint32_t k = 0; k < lr->prod_len[prod]; k++) {
-        if (s.n) {
-            s.n--;
+        if (n) {
+            n--;
             continue;
         }
-        if (s.d + 1 == c->nb) { /* below what is known: split the world */
-            uint32_t q = c->base[s.d];
+        if (d + 1 == c->nb) { /* below what is known: split the world */
+            uint32_t q = c->base[d];
             return f->pred_start[q] == f->pred_start[q + 1] ? FB_OK /* stack bottom */ : FB_EXTEND;
         }
-        s.d++;
+        d++;
     }
-    uint32_t g = lr_goto(lr, fb_top(c, &s), lr->prod_lhs[prod]);
+    uint32_t g = lr_goto(lr, n ? from->e[n - 1].state : c->base[d], lr->prod_lhs[prod]);
     if (g == GCG_NO_GOTO)
         return FB_OK;
-    if (s.n == FB_OWN)
+    if (n == FB_OWN)
         return FB_GIVE_UP;
-    s.e[s.n++] = (fb_entry){g, FB_RED};
-    return fb_work_add(f, &s) ? FB_OK : FB_GIVE_UP;
+    /* built in the work list's next slot (free: n_work + n_own < FB_WORK
+     * while the list is not full), kept there if new */
+    fb_stack *s = &f->work_stacks[f->n_work];
+    s->d = d, s->n = n + 1;
+    memcpy(s->e, from->e, n * sizeof *s->e);
+    s->e[n] = (fb_entry){g, FB_RED};
+    return fb_work_add(f, s) ? FB_OK : FB_GIVE_UP;
 }
 
 /* One action of a stack on terminal t. */
@@ -374,10 +383,11 @@ static fb_result fb_act(fork_bound *f, const fb_config *c, const fb_stack *s, ui
     if (GCG_ACT_KIND(a) == GCG_ACT_SHIFT) {
         if (s->n == FB_OWN)
             return FB_GIVE_UP;
-        fb_stack x;
-        fb_copy(&x, s);
-        x.e[x.n++] = (fb_entry){arg, FB_SHIFT};
-        return fb_out_add(f, out, &x) ? FB_OK : FB_GIVE_UP;
+        /* built in out's next slot and kept there if new (a spare when out is full) */
+        fb_stack spare, *x = out->ns < FB_STACKS ? &out->s[out->ns] : &spare;
+        fb_copy(x, s);
+        x->e[x->n++] = (fb_entry){arg, FB_SHIFT};
+        return fb_out_add(f, out, x) ? FB_OK : FB_GIVE_UP;
     }
     if (GCG_ACT_KIND(a) != GCG_ACT_REDUCE || arg == 0) /* accept: end of input only */
         return FB_OK;
@@ -495,12 +505,14 @@ static void fb_rename(fb_config *c, fb_entry v, fb_entry w)
  * earlier nodes by (state, successor), so a pass costs one look-up per
  * entry, not a scan per node. */
 
-/* A slot for key (a, b, c) in a table of FB_NODE_SLOTS. */
+/* A slot for key (a, b, c) in a table of FB_NODE_SLOTS: multiplicative
+ * hashing (Knuth, TAOCP 6.4), the product's top bits. Keys are small
+ * integers; 32-bit products cost a third of the 64-bit mixer used before,
+ * which cost a seventh of a growing fork's exploration. */
 static uint32_t fb_slot_hash(uint32_t a, uint32_t b, uint32_t c)
 {
-    uint64_t h = ((uint64_t)a * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)b * 0xC2B2AE3D27D4EB4Full) ^ c;
-    h ^= h >> 29;
-    return (uint32_t)(h * 0x94D049BB133111EBull >> 40) & (FB_NODE_SLOTS - 1);
+    uint32_t h = (a * 0x9E3779B1u + b) * 0x85EBCA77u + c;
+    return (h * 0xC2B2AE3Du) >> (32 - FB_NODE_BITS);
 }
 
 /* Notes an occurrence of node v on successor z in the node table. */
