@@ -93,9 +93,9 @@ static const char *unique_name(sctx *c, const char *base)
         do
             snprintf(name, sizeof name, "%.480s-%u", base, k++);
         while (json_object_get(c->names, name));
-        json_object_set_new(c->names, first, json_integer(k));
+        json_object_set_new_nocheck(c->names, first, json_integer(k));
     }
-    json_object_set_new(c->names, name, json_true());
+    json_object_set_new_nocheck(c->names, name, json_true()); /* names are ASCII (sx_rule_name_for) */
     /* the key storage inside the object lives as long as the object (a
      * value replaced keeps its key) */
     return json_object_iter_key(json_object_iter_at(c->names, name));
@@ -107,17 +107,20 @@ static size_t reserve_rule(sctx *c)
     return json_array_size(c->rules) - 1;
 }
 
+/* Rule text is the converter's own: ASCII names and GBNF, with characters
+ * taken whole from the document (valid UTF-8, as jansson read it), so it
+ * is stored without jansson's UTF-8 check (a third of a large schema's
+ * conversion, with the formatting of bodies tens of kilobytes long). */
 static void define_rule(sctx *c, size_t slot, const char *name, const char *body)
 {
     gcg_buf b = {0};
-    gcg_buf_printf(&b, "%s ::= %s", name, body);
-    char *s = gcg_buf_take(&b);
-    if (!s) {
+    gcg_buf_puts(&b, name);
+    gcg_buf_puts(&b, " ::= ");
+    gcg_buf_puts(&b, body);
+    json_t *text = b.oom ? NULL : json_stringn_nocheck(b.s ? b.s : "", b.len);
+    gcg_buf_free(&b);
+    if (!text || json_array_set_new(c->rules, slot, text) != 0)
         sx_error(c, GCG_ERR_NOMEM, "", "out of memory");
-        return;
-    }
-    json_array_set_new(c->rules, slot, json_string(s));
-    free(s);
 }
 
 const char *sx_helper(sctx *c, const char *base, const char *suffix, const char *body)
