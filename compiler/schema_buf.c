@@ -45,11 +45,57 @@ void gcg_buf_puts(gcg_buf *b, const char *s)
     gcg_buf_putn(b, s, strlen(s));
 }
 
+/* Whether fmt's conversions are all plain %s, %c, %u or %%: the formats
+ * that assemble grammar text, whose %s arguments run to tens of kilobytes
+ * (vsnprintf copied those a few bytes at a time: a third of a large
+ * schema's conversion). */
+static bool plain_format(const char *fmt)
+{
+    for (const char *p = strchr(fmt, '%'); p; p = strchr(p + 2, '%'))
+        if (p[1] != 's' && p[1] != 'c' && p[1] != 'u' && p[1] != '%')
+            return false;
+    return true;
+}
+
+static void put_plain(gcg_buf *b, const char *fmt, va_list ap)
+{
+    for (const char *p = fmt; *p;) {
+        const char *q = strchr(p, '%');
+        size_t lit = q ? (size_t)(q - p) : strlen(p);
+        gcg_buf_putn(b, p, lit);
+        if (!q)
+            return;
+        char one[16];
+        switch (q[1]) {
+        case 's': {
+            const char *str = va_arg(ap, const char *);
+            gcg_buf_puts(b, str ? str : "(null)"); /* as glibc prints it */
+            break;
+        }
+        case 'c':
+            one[0] = (char)va_arg(ap, int);
+            gcg_buf_putn(b, one, 1);
+            break;
+        case 'u':
+            gcg_buf_putn(b, one, (size_t)snprintf(one, sizeof one, "%u", va_arg(ap, unsigned)));
+            break;
+        default: /* "%%" */
+            gcg_buf_putn(b, "%", 1);
+        }
+        p = q + 2;
+    }
+}
+
 void gcg_buf_printf(gcg_buf *b, const char *fmt, ...)
 {
     char tmp[256];
     va_list ap;
     va_start(ap, fmt);
+    if (plain_format(fmt)) {
+        put_plain(b, fmt, ap);
+        va_end(ap);
+        return;
+    }
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     if (n < 0)
