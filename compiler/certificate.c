@@ -507,8 +507,8 @@ static void fb_rename(fb_config *c, fb_entry v, fb_entry w)
 
 /* A slot for key (a, b, c) in a table of FB_NODE_SLOTS: multiplicative
  * hashing (Knuth, TAOCP 6.4), the product's top bits. Keys are small
- * integers; 32-bit products cost a third of the 64-bit mixer used before,
- * which cost a seventh of a growing fork's exploration. */
+ * integers; 32-bit products cost half the 64-bit mixer used before,
+ * which was a seventh of a growing fork's exploration. */
 static uint32_t fb_slot_hash(uint32_t a, uint32_t b, uint32_t c)
 {
     uint32_t h = (a * 0x9E3779B1u + b) * 0x85EBCA77u + c;

@@ -47,8 +47,7 @@ void gcg_buf_puts(gcg_buf *b, const char *s)
 
 /* Whether fmt's conversions are all plain %s, %c, %u or %%: the formats
  * that assemble grammar text, whose %s arguments run to tens of kilobytes
- * (vsnprintf copied those a few bytes at a time: a third of a large
- * schema's conversion). */
+ * (vsnprintf copies those a few bytes at a time). */
 static bool plain_format(const char *fmt)
 {
     for (const char *p = strchr(fmt, '%'); p; p = strchr(p + 2, '%'))
