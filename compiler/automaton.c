@@ -28,6 +28,8 @@ typedef struct ctx {
     uint32_t *path, *reaches;        /* scratch: a chain of twins, agreements   */
     uint32_t *lhs_least;             /* scratch of d_summarize, per nonterminal */
     map64 resumed;                   /* (D, q) -> index into res                */
+    map64 replays;                   /* a root run's replay (mask_sim.h) ->
+                                        index into res                          */
     vec res;                         /* resume results: (acc, next) pairs       */
     vec short_pos, scratch;          /* token intervals being merged            */
     vec sort_tmp;                    /* scratch of gcg_sort_records             */
@@ -388,13 +390,28 @@ static bool d_fixed(const ctx *c, uint32_t d)
     return d_fixed_upto(c, d, HORIZON_ALL);
 }
 
-/* RootAcc[s] and RootD[s]: the trie walked from the empty stack top s. */
+/* RootAcc[s] and RootD[s]: the trie walked from the empty stack top s. A
+ * run that replays a memo entry another root run replayed at the same
+ * offset has its results (the states that close a key trie's node, each a
+ * reduction whatever the next byte: kb_708 has thousands). */
 static void run_root(ctx *c, uint32_t s)
 {
     run_begin(c);
     gcg_mask_sim_root(&c->sim, s);
+    uint64_t key = c->sim.replayed;
+    uint32_t *slot = key == UINT64_MAX ? NULL : gcg_map64_slot(&c->replays, key, true);
+    if (slot && *slot != NONE) {
+        c->out->root_acc[s] = c->res.v[*slot], c->out->root_d[s] = c->res.v[*slot + 1];
+        c->out->roots_replayed++;
+        return;
+    }
     c->out->root_acc[s] = run_set(c, NONE, NONE);
     c->out->root_d[s] = d_id(c);
+    if (key != UINT64_MAX && (!slot || !gcg_vec_push(&c->res, c->out->root_acc[s]) ||
+                              !gcg_vec_push(&c->res, c->out->root_d[s])))
+        return (void)fail(c, GCG_ERR_NOMEM);
+    if (slot)
+        *slot = c->res.n - 2;
 }
 
 /* Adds automaton state d's configurations at trie depth <= reach to the run. */
@@ -735,6 +752,7 @@ static void ctx_free(ctx *c)
     gcg_map64_free(&c->log_ids);
     gcg_map64_free(&c->d_ids);
     gcg_map64_free(&c->resumed);
+    gcg_map64_free(&c->replays);
 }
 
 gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_vocab *v,

@@ -57,6 +57,7 @@ typedef struct mask_automaton {
     char unbounded_rule[64];
     uint64_t sim_steps;           /* trie-edge visits during construction      */
     uint32_t walks_shared;        /* root walks and resumes a twin's gave      */
+    uint32_t roots_replayed;      /* root runs another's replay gave (run_root) */
 } mask_automaton;
 
 /* `trie` is the vocabulary's byte trie; `class_of` maps its bytes to the

@@ -125,6 +125,7 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const toke
     stats->dfa_states_built = a.n_states_built;
     stats->token_sets = a.n_sets;
     stats->walks_shared = a.walks_shared;
+    stats->roots_replayed = a.roots_replayed;
     stats->trie_visits = a.sim_steps;
     if (!a.bounded && opt->strict_latency) {
         gcg_diag_add(diag, GCG_SEV_ERROR, 0, 0,

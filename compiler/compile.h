@@ -46,6 +46,7 @@ typedef struct gcg_compile_stats {
     uint32_t lr_states, sr_conflicts, rr_conflicts;
     uint32_t trie_nodes, dfa_states, dfa_states_built, token_sets;
     uint32_t walks_shared;     /* root walks and resumes taken from a twin      */
+    uint32_t roots_replayed;   /* root runs taken from an equal replay          */
     uint64_t trie_visits;      /* trie nodes entered by the mask simulation     */
     size_t artifact_bytes;
     double seconds_front, seconds_lr, seconds_automaton, seconds_total;

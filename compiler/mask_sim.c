@@ -1724,8 +1724,11 @@ static void root_run(mask_sim *c, uint32_t *w, uint32_t ref, uint32_t offset)
     if (!frame_at(c, 0, set, ref, offset, &f))
         return;
     if (whole) {
-        if (memo_replayed(c, &f))
+        if (memo_replayed(c, &f)) {
+            uint32_t *slot = gcg_map64_slot(&c->memo_ids, f.memo_key, false);
+            c->replayed = (uint64_t)*slot << 32 | f.offset;
             return;
+        }
         memo_begin(c, &f);
     }
     walk(c, f);
@@ -1741,6 +1744,7 @@ void gcg_mask_sim_root(mask_sim *c, uint32_t state)
     static const uint32_t empty[2] = {0, 0};
     uint32_t n = c->pred_first[state + 1] - c->pred_first[state], w[2 + MAX_KNOWN + 1] = {0, 1, state};
     frame f;
+    c->replayed = UINT64_MAX;
     if (n == 0) {
         if (single_frame(c, 0, state, empty, &f))
             walk(c, f);

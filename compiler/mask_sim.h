@@ -156,6 +156,9 @@ typedef struct mask_sim {
                                         classes and walk general forms (else
                                         the plain walk)                        */
     uint64_t visits;                 /* trie nodes entered, all runs            */
+    uint64_t replayed;               /* the last root run: memo entry << 32 |
+                                        offset when it was a whole replay, else
+                                        UINT64_MAX (gcg_mask_sim_root)         */
     uint32_t shallow;                /* skip subtrees no deeper than this (0: none) */
     gcg_status st;                   /* first failure                           */
 } mask_sim;
@@ -169,7 +172,9 @@ void gcg_mask_sim_free(mask_sim *s);
 
 /* Starts a run: no tokens accepted, no configurations. */
 void gcg_mask_sim_begin(mask_sim *s);
-/* Walks the whole trie from the empty stack top `state`. */
+/* Walks the whole trie from the empty stack top `state`. When the walk is
+ * a replay of one memo entry (`replayed`), every root run with the same
+ * entry and offset records the same tokens and configurations. */
 void gcg_mask_sim_root(mask_sim *s, uint32_t state);
 /* From now on, walks skip the trie's subtrees holding no token longer than
  * `shallow` bytes (0: none): what a run records is then exact for longer

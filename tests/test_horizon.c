@@ -405,6 +405,41 @@ START_TEST(utf8_subtrees_taken_whole)
 }
 END_TEST
 
+/* A key trie as the schema converter writes it (compiler/schema_struct.c):
+ * the states that close a trie node each reduce whatever the next byte, and
+ * several reduce to the same stack, so their root runs replay one memo
+ * entry at one offset; the second such run takes the first's token set and
+ * configurations (automaton.c, run_root). The artifact is that of the plain
+ * walk and its masks equal brute force. */
+static const char key_trie[] =
+    "root ::= \"{\" ws members? \"}\"\n"
+    "k ::= \"\\\"\"\n"
+    "k2 ::= k \"a\"\n"
+    "k3 ::= k2 \"b\"\n"
+    "k4 ::= k2 \"c\"\n"
+    "k5 ::= k \"b\"\n"
+    "kany ::= k | k2 | k3 | k4 | k5\n"
+    "kleft ::= k [ !#-\\[\\]-`c-~] | k2 [ !#-\\[\\]-ad-~] | k3 [ !#-\\[\\]-~] | k4 [ !#-\\[\\]-~] | "
+    "k5 [ !#-\\[\\]-~] | kany \"\\\\\" [\"\\\\/bfnrt]\n"
+    "kendat ::= k | k2\n"
+    "kended ::= kendat \"\\\"\"\n"
+    "additional ::= ( kleft rest | kended ) ws \":\" ws [0-9]+ ws\n"
+    "last0 ::= k3 \"\\\"\" ws \":\" ws [0-9]+ ws\n"
+    "last1 ::= k4 \"\\\"\" ws \":\" ws \"true\" ws | last0 \",\" ws k4 \"\\\"\" ws \":\" ws \"true\" ws\n"
+    "more ::= additional | last0 \",\" ws additional | last1 \",\" ws additional | more \",\" ws additional\n"
+    "members ::= last0 | last1 | more\n"
+    "rest ::= [^\"\\\\]* \"\\\"\"\n"
+    "ws ::= [ \\t]*\n";
+
+START_TEST(equal_root_replays_shared)
+{
+    gcg_compile_stats with, without;
+    same_either_way(key_trie, &with, &without);
+    ck_assert_uint_eq(without.roots_replayed, 0);
+    ck_assert_msg(with.roots_replayed > 0, "no root run took another's replay");
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("horizon");
@@ -412,6 +447,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, shared_walks_change_nothing, 0, (int)(sizeof grammars / sizeof *grammars));
     tcase_add_test(tc, short_chain_same_artifact);
+    tcase_add_test(tc, equal_root_replays_shared);
     tcase_add_test(tc, long_chain_counted);
     tcase_add_loop_test(tc, loops_change_nothing, 0, (int)(sizeof loop_grammars / sizeof *loop_grammars));
     tcase_add_test(tc, string_body_walked_once);
