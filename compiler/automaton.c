@@ -398,8 +398,9 @@ static void run_root(ctx *c, uint32_t s)
 {
     run_begin(c);
     gcg_mask_sim_root(&c->sim, s);
-    uint64_t key = c->sim.replayed;
-    uint32_t *slot = key == UINT64_MAX ? NULL : gcg_map64_slot(&c->replays, key, true);
+    uint32_t *slot = NULL;
+    if (c->sim.replayed != UINT64_MAX && !(slot = gcg_map64_slot(&c->replays, c->sim.replayed, true)))
+        return (void)fail(c, GCG_ERR_NOMEM);
     if (slot && *slot != NONE) {
         c->out->root_acc[s] = c->res.v[*slot], c->out->root_d[s] = c->res.v[*slot + 1];
         c->out->roots_replayed++;
@@ -407,11 +408,11 @@ static void run_root(ctx *c, uint32_t s)
     }
     c->out->root_acc[s] = run_set(c, NONE, NONE);
     c->out->root_d[s] = d_id(c);
-    if (key != UINT64_MAX && (!slot || !gcg_vec_push(&c->res, c->out->root_acc[s]) ||
-                              !gcg_vec_push(&c->res, c->out->root_d[s])))
+    if (!slot)
+        return;
+    if (!gcg_vec_push(&c->res, c->out->root_acc[s]) || !gcg_vec_push(&c->res, c->out->root_d[s]))
         return (void)fail(c, GCG_ERR_NOMEM);
-    if (slot)
-        *slot = c->res.n - 2;
+    *slot = c->res.n - 2;
 }
 
 /* Adds automaton state d's configurations at trie depth <= reach to the run. */
