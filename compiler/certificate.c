@@ -143,9 +143,10 @@ static gcg_status dedupe_set_ops(const mask_automaton *a, uint32_t n_lr_states, 
 #define FB_BASE 256     /* base entries revealed below the fork             */
 #define FB_STACKS 96    /* coexisting stacks                                 */
 #define FB_WORK 1024    /* stacks met in one step (reductions included)      */
-#define FB_CONFIGS 20000 /* new configurations one conflict cell's fork may reach */
+#define FB_CONFIGS 12000 /* new configurations one conflict cell's fork may reach */
 #define FB_CONFIGS_ALL 200000 /* ... and all cells together                */
-#define FB_BUDGET 4000000ull /* actions read over the whole exploration     */
+#define FB_CELL_BUDGET 2000000ull /* actions read from one conflict cell      */
+#define FB_BUDGET 4000000ull /* ... and over the whole exploration          */
 #define FB_COMPARES 100000000ull /* stack comparisons, likewise              */
 #define FB_RED 0x7FFFFFF0u    /* level of this step's reductions (renamed)   */
 #define FB_SHIFT 0x7FFFFFF1u  /* level of this step's shifts                 */
@@ -208,7 +209,8 @@ typedef struct fork_bound {
     uint32_t *queue, n_queue, cap_queue;
     uint32_t max_stacks, n_configs, cell_first; /* configurations found, and
                                          how many when the cell in hand began */
-    uint64_t work, compares;
+    uint64_t work, compares, cell_work; /* actions read, stack comparisons, and
+                                         actions when the cell in hand began */
     fb_stack work_stacks[FB_WORK];    /* the stacks reductions made           */
     uint32_t n_work, n_own;           /* ... and the configuration's stacks   */
     uint32_t work_slot[2 * FB_WORK], work_gen[2 * FB_WORK], gen; /* hash set over
@@ -424,7 +426,9 @@ static fb_result fb_step(fork_bound *f, const fb_config *c, uint32_t t, fb_confi
                 return r;
         }
     }
-    return f->work > FB_BUDGET || f->compares > FB_COMPARES ? FB_GIVE_UP : FB_OK;
+    return f->work > FB_BUDGET || f->work - f->cell_work > FB_CELL_BUDGET || f->compares > FB_COMPARES
+               ? FB_GIVE_UP
+               : FB_OK;
 }
 
 /* Whether a node with state q that the fork's own step made by a reduction
@@ -945,6 +949,7 @@ static fb_result fb_explore_recorded(fork_bound *f, const fb_config *c, uint32_t
 static fb_result fb_from_cell(fork_bound *f, uint32_t q, uint32_t t, fb_config *c)
 {
     f->cell_first = f->n_configs; /* configurations of earlier cells are known */
+    f->cell_work = f->work;
     c->nb = 1, c->ns = 1, c->base[0] = q; /* the rest of the 100 KB is unread */
     c->s[0].d = 0, c->s[0].n = 0;
     fb_record_start(f);
