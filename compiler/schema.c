@@ -1147,6 +1147,11 @@ static void fixed_rules(sctx *c, gcg_buf *out)
     for (int i = 0; i < N; i++)
         if (used[i])
             gcg_buf_printf(out, "%s ::= %s\n", fixed[i].name, fixed[i].body);
+    /* the formats' rules, which mention no other rule */
+    const char *rule, *body;
+    for (size_t i = 0; sx_format_nth(i, &rule, &body); i++)
+        if (out->s && mentions(out->s, rule))
+            gcg_buf_printf(out, "%s ::= %s\n", rule, body);
 }
 
 /* Drafts 04, 06 and 07 say a schema with "$ref" is that reference alone:

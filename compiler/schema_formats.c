@@ -7,6 +7,10 @@
  * them (email, hostname), RFC 2673 / RFC 4291 (ipv4, ipv6), RFC 3986 (uri,
  * uri-reference), RFC 4122 (uuid). The characters used need no escape in
  * JSON except "/", written raw or as \/.
+ *
+ * A format is one rule (json-format-NAME), written once however many
+ * strings use it: inline, each use had LR states of its own (a schema with
+ * nine `uri` strings and two `email`s: 8,038 states, 6,700 shared).
  */
 #include <string.h>
 
@@ -95,19 +99,20 @@
 
 #define NO_END UINT64_MAX
 
-/* Each format with the least and greatest length of its strings. */
-static const struct { const char *name, *body; uint64_t min, max; } formats[] = {
-    {"date", FULL_DATE, 10, 10},
-    {"time", FULL_TIME, 9, NO_END},
-    {"date-time", DATE_TIME, 20, NO_END},
-    {"duration", DURATION, 3, NO_END},
-    {"email", EMAIL, 3, NO_END},
-    {"hostname", HOSTNAME, 1, NO_END},
-    {"ipv4", IPV4, 7, 15},
-    {"ipv6", IPV6, 2, 45},
-    {"uri", URI, 2, NO_END},
-    {"uri-reference", "( " URI " | " RELATIVE_REF " )", 0, NO_END},
-    {"uuid", UUID, 36, 36},
+/* Each format with its rule's name, and the least and greatest length of
+ * its strings. */
+static const struct { const char *name, *rule, *body; uint64_t min, max; } formats[] = {
+    {"date", "json-format-date", FULL_DATE, 10, 10},
+    {"time", "json-format-time", FULL_TIME, 9, NO_END},
+    {"date-time", "json-format-date-time", DATE_TIME, 20, NO_END},
+    {"duration", "json-format-duration", DURATION, 3, NO_END},
+    {"email", "json-format-email", EMAIL, 3, NO_END},
+    {"hostname", "json-format-hostname", HOSTNAME, 1, NO_END},
+    {"ipv4", "json-format-ipv4", IPV4, 7, 15},
+    {"ipv6", "json-format-ipv6", IPV6, 2, 45},
+    {"uri", "json-format-uri", URI, 2, NO_END},
+    {"uri-reference", "json-format-uri-reference", "( " URI " | " RELATIVE_REF " )", 0, NO_END},
+    {"uuid", "json-format-uuid", UUID, 36, 36},
 };
 
 void sx_format_lengths(const char *format, uint64_t *min, uint64_t *max)
@@ -118,10 +123,18 @@ void sx_format_lengths(const char *format, uint64_t *min, uint64_t *max)
             *min = formats[i].min, *max = formats[i].max;
 }
 
-const char *sx_format_body(const char *format)
+const char *sx_format_rule(const char *format)
 {
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
         if (strcmp(formats[i].name, format) == 0)
-            return formats[i].body;
+            return formats[i].rule;
     return NULL;
+}
+
+bool sx_format_nth(size_t i, const char **rule, const char **body)
+{
+    if (i >= sizeof formats / sizeof *formats)
+        return false;
+    *rule = formats[i].rule, *body = formats[i].body;
+    return true;
 }

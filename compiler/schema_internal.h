@@ -107,9 +107,11 @@ void sx_string_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out);
 void sx_object_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out);
 void sx_array_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out);
 
-/* schema_formats.c: the GBNF for a string's contents in `format`; NULL for
- * an unknown format. */
-const char *sx_format_body(const char *format);
+/* schema_formats.c: the name of the rule for a string's contents in
+ * `format`; NULL for an unknown format. */
+const char *sx_format_rule(const char *format);
+/* Format i's rule and its GBNF body; false past the last. */
+bool sx_format_nth(size_t i, const char **rule, const char **body);
 /* The least and greatest length of a format's strings (UINT64_MAX: none). */
 void sx_format_lengths(const char *format, uint64_t *min, uint64_t *max);
 

@@ -626,13 +626,13 @@ void sx_string_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
     bool has_max = length_bound(c, s, "maxLength", ptr, &max);
     has_min &= min > 0;
     json_t *pat = json_object_get(s, "pattern"), *fmt = json_object_get(s, "format");
-    const char *fbody = json_is_string(fmt) ? sx_format_body(json_string_value(fmt)) : NULL;
-    if (fmt && !fbody && c->diag)
+    const char *frule = json_is_string(fmt) ? sx_format_rule(json_string_value(fmt)) : NULL;
+    if (fmt && !frule && c->diag)
         gcg_diag_add(c->diag, GCG_SEV_WARNING, 0, 0, "#%s: unknown format \"%s\" is an annotation only", ptr,
                      json_is_string(fmt) ? json_string_value(fmt) : "?");
     /* a length bound the pattern or format already implies adds nothing */
     uint64_t lo = 0, hi = UINT64_MAX;
-    if (fbody)
+    if (frule)
         sx_format_lengths(json_string_value(fmt), &lo, &hi);
     else if (json_is_string(pat)) {
         gcg_buf probe = {0};
@@ -641,16 +641,16 @@ void sx_string_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
             lo = 0, hi = UINT64_MAX;
         gcg_buf_free(&probe);
     }
-    if ((pat || fbody) && (!has_min || lo >= min) && (!has_max || hi <= max))
+    if ((pat || frule) && (!has_min || lo >= min) && (!has_max || hi <= max))
         has_min = has_max = false;
-    int n_kinds = (has_min || has_max) + (pat != NULL) + (fbody != NULL);
+    int n_kinds = (has_min || has_max) + (pat != NULL) + (frule != NULL);
     if (n_kinds > 1) {
         sx_unsupported(c, ptr, pat ? "pattern" : "format",
                        "the intersection of length, pattern and format is not supported");
         return;
     }
-    if (fbody) {
-        gcg_buf_printf(out, "\"\\\"\" %s \"\\\"\"", fbody);
+    if (frule) {
+        gcg_buf_printf(out, "\"\\\"\" %s \"\\\"\"", frule);
     } else if (pat) {
         if (!json_is_string(pat)) {
             sx_error(c, GCG_ERR_FORMAT, ptr, "\"pattern\" must be a string");

@@ -539,6 +539,33 @@ START_TEST(formats)
 }
 END_TEST
 
+/* Counts the occurrences of needle in hay. */
+static unsigned count_of(const char *hay, const char *needle)
+{
+    unsigned n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* A format is one rule however many strings use it, and only the formats
+ * used are defined. */
+START_TEST(format_rule_shared)
+{
+    const char *schema = "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\",\"format\":\"uri\"},"
+                         "\"b\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"format\":\"uri\"}},"
+                         "\"c\":{\"type\":\"string\",\"format\":\"hostname\"}},\"additionalProperties\":false}";
+    char *g = gbnf(schema);
+    ck_assert_uint_eq(count_of(g, "\njson-format-uri ::= "), 1);
+    ck_assert_uint_eq(count_of(g, "\"\\\"\" json-format-uri \"\\\"\""), 2);
+    ck_assert_uint_eq(count_of(g, "\njson-format-hostname ::= "), 1);
+    ck_assert_uint_eq(count_of(g, "json-format-email"), 0);
+    free(g);
+    check_sets(schema, V("{\"a\":\"https://x.org\",\"b\":[\"urn:a\",\"s:\"],\"c\":\"a-b.example\"}", "{}"),
+               V("{\"a\":\"x\"}", "{\"b\":[\"urn:a\",\"/p\"]}", "{\"c\":\"-a.example\"}"));
+}
+END_TEST
+
 START_TEST(whitespace_modes)
 {
     gcgc_schema_options so = {0};
@@ -592,6 +619,7 @@ int main(void)
     tcase_add_test(tc, negation);
     tcase_add_test(tc, unenforced_keywords);
     tcase_add_test(tc, formats);
+    tcase_add_test(tc, format_rule_shared);
     tcase_add_test(tc, whitespace_modes);
     tcase_add_test(tc, bad_input);
     suite_add_tcase(s, tc);
