@@ -45,7 +45,7 @@ uint32_t cfg_add_nt(cfg *g, const char *name, cfg_nt_kind kind, uint32_t rule)
     char *copy = strdup(name);
     if (!copy)
         return UINT32_MAX;
-    g->nts[g->n_nts] = (cfg_nt){copy, kind, rule};
+    g->nts[g->n_nts] = (cfg_nt){copy, kind, rule, 0};
     return g->n_nts++;
 }
 

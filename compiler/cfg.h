@@ -46,6 +46,9 @@ typedef struct cfg_nt {
     char *name;          /* owned; user rule name, or derived ("value*", "string#2") */
     cfg_nt_kind kind;
     uint32_t rule;       /* the GBNF rule it came from (for messages), or UINT32_MAX */
+    uint32_t omitted;    /* a link of a counted chain whose middle the lowering
+                            left out, for count_fold.c to fold: the links left
+                            out (lower.h); else 0 */
 } cfg_nt;
 
 typedef struct cfg_prod {

@@ -58,6 +58,27 @@ static uint32_t longest_token(const gcg_vocab *v)
     return most;
 }
 
+/* Lower -> normalize -> fold counts, building only the chain links the fold
+ * keeps; in full again in the rare case a chain left short did not fold. */
+static gcg_status folded_grammar(compilation *c, const gcg_compile_options *opt, gcg_diag *diag)
+{
+    uint32_t window = longest_token(opt->vocab) + 1, n_diag = diag ? diag->n : 0;
+    bool short_left = false;
+    gcg_status st = gcg_lower_folding(&c->ast, &c->g, &opt->limits, window, diag);
+    if (st == GCG_OK)
+        st = gcg_normalize_latency(&c->g, &c->ast, diag);
+    if (st == GCG_OK)
+        st = gcg_count_fold(&c->g, window, &short_left);
+    if (st != GCG_OK || !short_left)
+        return st;
+    cfg_free(&c->g);
+    gcg_diag_truncate(diag, n_diag); /* the same warnings come again */
+    st = gcg_lower(&c->ast, &c->g, &opt->limits, diag);
+    if (st == GCG_OK)
+        st = gcg_normalize_latency(&c->g, &c->ast, diag);
+    return st == GCG_OK ? gcg_count_fold(&c->g, window, NULL) : st;
+}
+
 /* Front end and LR tables: parse -> lower -> normalize -> fold counts ->
  * classes -> LALR(1). */
 static gcg_status build_tables(compilation *c, const char *src, size_t len,
@@ -69,11 +90,7 @@ static gcg_status build_tables(compilation *c, const char *src, size_t len,
     if (st == GCG_OK)
         st = gcg_token_refs_resolve(&c->ast, opt->vocab, &c->refs, diag);
     if (st == GCG_OK)
-        st = gcg_lower(&c->ast, &c->g, &opt->limits, diag);
-    if (st == GCG_OK)
-        st = gcg_normalize_latency(&c->g, &c->ast, diag);
-    if (st == GCG_OK)
-        st = gcg_count_fold(&c->g, longest_token(opt->vocab) + 1);
+        st = folded_grammar(c, opt, diag);
     if (st == GCG_OK)
         st = gcg_byteclass_build(&c->g, &c->bc);
     double t1 = now();

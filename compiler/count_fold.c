@@ -49,7 +49,8 @@ static void index_grammar(fold_ctx *f)
 /* The chain that starts at d0 (D_0 -> ε), into f->links; its length k (the
  * last index), or 0 when the shape is not a whole chain: every link has one
  * production, one unit production from the same U, and is used by it and
- * (but the last) by the next link, all over the same non-nullable x. */
+ * (but the last) by the next link, all over the same non-nullable x, and
+ * all record the same links left out by the lowering. */
 static uint32_t find_chain(fold_ctx *f, uint32_t d0, uint32_t *x_out)
 {
     const cfg *g = f->g;
@@ -61,7 +62,7 @@ static uint32_t find_chain(fold_ctx *f, uint32_t d0, uint32_t *x_out)
     for (uint32_t d = d0; f->next[d] < MANY; k++) {
         uint32_t q = f->next[d], e = g->prods[q].lhs, item = g->rhs[g->prods[q].rhs + 1];
         if (f->own[e] != q || f->unit[e] >= MANY || g->prods[f->unit[e]].lhs != u ||
-            f->uses[d] != 2 || (x != NONE && item != x))
+            f->uses[d] != 2 || (x != NONE && item != x) || g->nts[e].omitted != g->nts[d0].omitted)
             return 0;
         x = item;
         f->links[k + 1] = d = e;
@@ -75,11 +76,14 @@ static uint32_t find_chain(fold_ctx *f, uint32_t d0, uint32_t *x_out)
 }
 
 /* Rewrites the chain in f->links (k links past D_0) over x: D_0 becomes the
- * counted list, links 1..max go, D_{max+1} is entered by the counter. */
+ * counted list, links 1..max go, D_{max+1} is entered by the counter. Links
+ * the lowering left out (omitted) are counted as if they went here. */
 static bool fold_chain(fold_ctx *f, uint32_t k, uint32_t x, uint32_t window)
 {
     cfg *g = f->g;
-    uint32_t max = k - window - 1, d0 = f->links[0];
+    uint32_t max = k - window - 1, d0 = f->links[0], omitted = g->nts[d0].omitted;
+    for (uint32_t j = 0; j <= k; j++)
+        g->nts[f->links[j]].omitted = 0; /* folded: what is kept is whole */
     for (uint32_t j = 1; j <= max + 1; j++) {
         f->keep[f->own[f->links[j]]] = false;
         if (j <= max)
@@ -91,7 +95,7 @@ static bool fold_chain(fold_ctx *f, uint32_t k, uint32_t x, uint32_t window)
     if (p == UINT32_MAX || !c)
         return false;
     g->counts = c;
-    g->counts[g->n_counts++] = (cfg_count){p, max, f->links[max + 1]};
+    g->counts[g->n_counts++] = (cfg_count){p, max + omitted, f->links[max + 1]};
     f->keep[p] = true;
     g->nts[d0].kind = CFG_NT_REPEAT;
     return true;
@@ -112,8 +116,19 @@ static bool has_links(const cfg *g)
     return false;
 }
 
-gcg_status gcg_count_fold(cfg *g, uint32_t window)
+/* Whether a chain the lowering left short is still there, unfolded. */
+static bool short_chain_left(const cfg *g)
 {
+    for (uint32_t a = 0; a < g->n_nts; a++)
+        if (g->nts[a].omitted)
+            return true;
+    return false;
+}
+
+gcg_status gcg_count_fold(cfg *g, uint32_t window, bool *short_left)
+{
+    if (short_left)
+        *short_left = false;
     if (!has_links(g))
         return GCG_OK;
     /* keep: one new production per chain, and every chain has productions of
@@ -147,5 +162,7 @@ gcg_status gcg_count_fold(cfg *g, uint32_t window)
     }
     gcg_status st = !ok ? GCG_ERR_NOMEM : g->n_counts ? cfg_compact(g, f.keep) : GCG_OK;
     fold_ctx_free(&f);
+    if (st == GCG_OK && short_left)
+        *short_left = short_chain_left(g);
     return st;
 }

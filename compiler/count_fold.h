@@ -26,8 +26,11 @@
 #define COUNT_FOLD_MIN 16u
 
 /* Folds every chain of g longer than `window` + COUNT_FOLD_MIN links,
- * recording each in g->counts. After GCG_ERR_NOMEM g may be half folded: the
- * caller only frees it. */
-gcg_status gcg_count_fold(cfg *g, uint32_t window);
+ * recording each in g->counts. A chain whose middle the lowering left out
+ * (gcg_lower_folding) is folded as the whole chain would be; *short_left
+ * (when not NULL) tells whether such a chain kept links unfolded, and then g
+ * lacks them: the caller lowers again in full. After GCG_ERR_NOMEM g may be
+ * half folded: the caller only frees it. */
+gcg_status gcg_count_fold(cfg *g, uint32_t window, bool *short_left);
 
 #endif /* GCG_COUNT_FOLD_H */

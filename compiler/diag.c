@@ -21,6 +21,14 @@ void gcg_diag_free(gcg_diag *d)
     d->n = d->cap = d->n_errors = 0;
 }
 
+void gcg_diag_truncate(gcg_diag *d, uint32_t n)
+{
+    for (; d && d->n > n; d->n--) {
+        d->n_errors -= d->v[d->n - 1].severity == GCG_SEV_ERROR && d->n_errors;
+        free(d->v[d->n - 1].msg);
+    }
+}
+
 void gcg_diag_add(gcg_diag *d, gcg_severity sev, uint32_t line, uint32_t col, const char *fmt, ...)
 {
     if (sev == GCG_SEV_ERROR)

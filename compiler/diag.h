@@ -34,6 +34,9 @@ void gcg_diag_add(gcg_diag *d, gcg_severity sev, uint32_t line, uint32_t col, co
 #endif
     ;
 
+/* Drops the entries after the first n (a phase that is run again). */
+void gcg_diag_truncate(gcg_diag *d, uint32_t n);
+
 /* Prints every entry as `file:line:col: error: msg` (file/line/col omitted when unknown). */
 void gcg_diag_print(const gcg_diag *d, FILE *out);
 

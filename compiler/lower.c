@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "count_fold.h"
 #include "lower.h"
 #include "utf8_ranges.h"
 
@@ -33,6 +34,8 @@ typedef struct lower_ctx {
     rep_memo *reps;
     uint32_t n_reps, cap_reps;
     uint32_t cur_rule; /* rule being lowered, for helper names */
+    uint32_t window;   /* count_fold.h's window, or 0: every chain whole   */
+    uint64_t omitted;  /* symbols of the chain links left out             */
     gcg_status st;     /* first failure; lowering stops at it  */
 } lower_ctx;
 
@@ -109,7 +112,7 @@ static uint32_t new_nt(lower_ctx *c, const char *what, cfg_nt_kind kind, uint32_
 /* Adds lhs -> stack[mark..] and pops it. */
 static bool emit_from(lower_ctx *c, uint32_t lhs, uint32_t mark)
 {
-    if (c->g->n_rhs + (c->n_stack - mark) > c->limits.max_grammar_symbols) {
+    if (c->g->n_rhs + c->omitted + (c->n_stack - mark) > c->limits.max_grammar_symbols) {
         gcg_limit_error(c->diag, 0, 0, "grammar too large after expanding repetitions",
                         c->limits.max_grammar_symbols, "max-grammar-symbols");
         return fail(c, GCG_ERR_LIMIT);
@@ -281,8 +284,10 @@ static uint32_t list_of(lower_ctx *c, uint32_t x, const gbnf_node *nd)
     return r;
 }
 
-/* D_j for j = 0..k: D_0 -> ε, D_j -> D_{j-1} x (the chain in hand for x). */
-static uint32_t chain_link(lower_ctx *c, uint32_t x, uint32_t j, const gbnf_node *nd)
+/* D_j for j = 0..k: D_0 -> ε, D_j -> D_{j-1} x (the chain in hand for x).
+ * With `skip`, link j > 0 stands for link j + skip of the whole chain (its
+ * name says so) and every link records the skip (cfg_nt.omitted). */
+static uint32_t chain_link(lower_ctx *c, uint32_t x, uint32_t j, uint32_t skip, const gbnf_node *nd)
 {
     rep_memo *m = rep_for(c, x);
     if (!m)
@@ -296,9 +301,10 @@ static uint32_t chain_link(lower_ctx *c, uint32_t x, uint32_t j, const gbnf_node
     }
     m->chain = ch;
     for (uint32_t i = m->n_chain; i <= j; i++) {
-        uint32_t d = new_nt_n(c, "count", i, CFG_NT_COUNT, nd->line, nd->col);
+        uint32_t d = new_nt_n(c, "count", i ? i + skip : 0, CFG_NT_COUNT, nd->line, nd->col);
         if (d == UINT32_MAX)
             return UINT32_MAX;
+        c->g->nts[d].omitted = skip;
         uint32_t items[2] = {i ? ch[i - 1] : 0, x};
         if (!(i ? emit(c, d, items, 2) : emit(c, d, NULL, 0)))
             return UINT32_MAX;
@@ -308,18 +314,36 @@ static uint32_t chain_link(lower_ctx *c, uint32_t x, uint32_t j, const gbnf_node
     return ch[j];
 }
 
-/* A chain of its own for x up to D_k (the memo's chain is dropped, not
- * extended: see upto) and a new group nonterminal NAMEk to hold it. */
-static uint32_t chain_group(lower_ctx *c, uint32_t x, uint32_t k, const char *name, const gbnf_node *nd)
+/* A chain of its own for x up to D_k, less `skip` links out of its middle
+ * (the memo's chain is dropped, not extended: see upto), and a new group
+ * nonterminal NAMEk to hold it. */
+static uint32_t chain_group(lower_ctx *c, uint32_t x, uint32_t k, uint32_t skip, const char *name,
+                            const gbnf_node *nd)
 {
     rep_memo *m = rep_for(c, x);
     if (!m)
         return UINT32_MAX;
     free(m->chain);
     m->chain = NULL, m->n_chain = 0;
-    if (chain_link(c, x, k, nd) == UINT32_MAX)
+    if (chain_link(c, x, k - skip, skip, nd) == UINT32_MAX)
         return UINT32_MAX;
     return new_nt_n(c, name, k, CFG_NT_GROUP, nd->line, nd->col);
+}
+
+/* Links of X{0,k} that need not be built: count_fold.c keeps only a chain's
+ * last window + 1 links and its D_0, so links from the middle of a longer
+ * chain are left out here (and counted against max-grammar-symbols as if
+ * built: each is D_j -> D_{j-1} x and U -> D_j). The chain kept is still
+ * long enough to fold, and the fold counts the links left out (cfg_nt.
+ * omitted); a chain that does not fold after all is lowered again whole
+ * (compile.c). One spare link over the least that folds. */
+static uint32_t upto_skip(lower_ctx *c, uint32_t k)
+{
+    uint64_t keep = (uint64_t)c->window + 1 + COUNT_FOLD_MIN + 1;
+    if (c->window == 0 || k <= keep)
+        return 0;
+    c->omitted += 3 * (k - keep);
+    return (uint32_t)(k - keep);
 }
 
 /* X{0,k}: U -> D_0 | D_1 | ... | D_k, over a chain of its own: where two
@@ -328,10 +352,11 @@ static uint32_t chain_group(lower_ctx *c, uint32_t x, uint32_t k, const char *na
  * vocabulary walk for each). */
 static uint32_t upto(lower_ctx *c, uint32_t x, uint32_t k, const gbnf_node *nd)
 {
-    uint32_t u = chain_group(c, x, k, "upto", nd);
+    uint32_t skip = upto_skip(c, k);
+    uint32_t u = chain_group(c, x, k, skip, "upto", nd);
     if (u == UINT32_MAX)
         return UINT32_MAX;
-    for (uint32_t j = 0; j <= k; j++) {
+    for (uint32_t j = 0; j <= k - skip; j++) {
         uint32_t d = rep_for(c, x)->chain[j];
         if (!emit(c, u, &d, 1))
             return UINT32_MAX;
@@ -357,7 +382,7 @@ static uint32_t upto(lower_ctx *c, uint32_t x, uint32_t k, const gbnf_node *nd)
  * only E must sit in the same place as its equals. */
 static uint32_t exact(lower_ctx *c, uint32_t x, uint32_t k, const gbnf_node *nd)
 {
-    uint32_t e = chain_group(c, x, k, "exactly", nd);
+    uint32_t e = chain_group(c, x, k, 0, "exactly", nd);
     if (e == UINT32_MAX)
         return UINT32_MAX;
     uint32_t d = rep_for(c, x)->chain[k];
@@ -507,14 +532,15 @@ static gcg_status refuse_token_refs(const gbnf_grammar *ast, gcg_diag *diag)
     return st;
 }
 
-gcg_status gcg_lower(const gbnf_grammar *ast, cfg *out, const gcg_limits *limits, gcg_diag *diag)
+gcg_status gcg_lower_folding(const gbnf_grammar *ast, cfg *out, const gcg_limits *limits, uint32_t window,
+                             gcg_diag *diag)
 {
     gcg_status refused = refuse_token_refs(ast, diag);
     if (refused != GCG_OK) {
         cfg_init(out);
         return refused;
     }
-    lower_ctx c = {.ast = ast, .g = out, .diag = diag, .limits = gcg_limits_or_default(limits)};
+    lower_ctx c = {.ast = ast, .g = out, .diag = diag, .limits = gcg_limits_or_default(limits), .window = window};
     cfg_init(out);
     for (uint32_t r = 0; r < ast->n_rules; r++)
         if (cfg_add_nt(out, ast->rules[r].name, CFG_NT_RULE, r) == UINT32_MAX)
@@ -535,4 +561,9 @@ gcg_status gcg_lower(const gbnf_grammar *ast, cfg *out, const gcg_limits *limits
     if (c.st != GCG_OK)
         cfg_free(out);
     return c.st;
+}
+
+gcg_status gcg_lower(const gbnf_grammar *ast, cfg *out, const gcg_limits *limits, gcg_diag *diag)
+{
+    return gcg_lower_folding(ast, out, limits, 0, diag);
 }

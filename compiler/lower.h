@@ -22,4 +22,14 @@
 /* `limits` may be NULL for the defaults (max_repeat, max_grammar_symbols). */
 gcg_status gcg_lower(const gbnf_grammar *ast, cfg *out, const gcg_limits *limits, gcg_diag *diag);
 
+/* As gcg_lower, for a grammar count_fold.c then folds with `window`: the
+ * middle links of X{0,k} that the fold would drop are not built (a chain
+ * of k links keeps window + 2 + COUNT_FOLD_MIN, each recording in
+ * cfg_nt.omitted how many were left out), so lowering and normalization
+ * cost what the folded grammar does, not k. The folded grammar is the same;
+ * when gcg_count_fold reports a chain left short and not folded (its shape
+ * changed in normalization), the caller lowers again with gcg_lower. */
+gcg_status gcg_lower_folding(const gbnf_grammar *ast, cfg *out, const gcg_limits *limits, uint32_t window,
+                             gcg_diag *diag);
+
 #endif /* GCG_LOWER_H */

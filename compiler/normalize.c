@@ -838,6 +838,9 @@ static gcg_status merge_equal_nts(cfg *g)
                          !m.place || !m.down || !m.extended || !m.step))
         st = GCG_ERR_NOMEM;
     if (st == GCG_OK) {
+        /* links of chains left short by different counts never merge */
+        for (uint32_t a = 0; a < g->n_nts; a++)
+            m.color[a] = g->nts[a].omitted;
         index_links(&m);
         index_steps(&m);
     }

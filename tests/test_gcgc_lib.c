@@ -60,6 +60,30 @@ START_TEST(compiles_in_memory)
 }
 END_TEST
 
+/* A counted chain over a nullable item is lowered short, does not fold and
+ * is lowered again in full (compiler/compile.c): the language is the whole
+ * chain's, and the warnings of the first attempt are not repeated. */
+START_TEST(short_chain_lowered_again)
+{
+    const char *g = "root ::= ( \"a\"? ){0,60} \"b\"\nnever ::= never \"x\"\n";
+    gcgc_result *r;
+    ck_assert_int_eq(gcgc_compile(NULL, g, strlen(g), NULL, &r), GCG_OK);
+    size_t size;
+    const uint8_t *bytes = gcgc_result_artifact(r, &size);
+    char sixty[70] = {0}, more[70] = {0};
+    memset(sixty, 'a', 60), sixty[60] = 'b';
+    memset(more, 'a', 61), more[61] = 'b';
+    ck_assert_int_eq(match(bytes, size, sixty), 1);
+    ck_assert_int_eq(match(bytes, size, more), -1);
+    ck_assert_int_eq(match(bytes, size, "b"), 1);
+    ck_assert_str_eq(gcgc_result_messages_text(r),
+                     "grammar:2:1: warning: unused rule \"never\" (not reachable from \"root\")\n"
+                     "grammar:2:1: warning: rule \"never\" can never match (every alternative needs itself or an empty class)\n");
+    ck_assert_uint_eq(gcgc_result_message_count(r), 2);
+    gcgc_result_free(r);
+}
+END_TEST
+
 START_TEST(grammar_error_has_position)
 {
     const char *bad = "root ::= \"a\"\nx ::= (\"b\"\n";
@@ -224,6 +248,7 @@ int main(void)
     TCase *tc = tcase_create("lib");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, compiles_in_memory);
+    tcase_add_test(tc, short_chain_lowered_again);
     tcase_add_test(tc, grammar_error_has_position);
     tcase_add_test(tc, threads_share_a_vocabulary);
     tcase_add_test(tc, vocabulary_errors_name_the_file);

@@ -15,8 +15,10 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "count_fold.h"
 #include "gbnf.h"
 #include "lower.h"
+#include "normalize.h"
 
 /* Under -fsanitize=undefined, undefined behaviour fails the test instead of
  * printing a warning: lowering builds ε-productions, and cfg_add_prod must
@@ -504,6 +506,78 @@ START_TEST(test_token_refs_refused)
 }
 END_TEST
 
+/* ---- chains left short for the fold --------------------------------------
+ *
+ * gcg_lower_folding leaves out the middle links of a long X{0,k}, which
+ * count_fold.c drops anyway: after normalization and the fold, the grammar
+ * must be the one full lowering gives, name for name and production for
+ * production, counters included. */
+
+#define FOLD_WINDOW 2u /* the 256 single bytes: tokens of one byte */
+
+/* The grammar after lowering (folding or not), normalization and the fold,
+ * as text; *short_left from gcg_count_fold. */
+static char *folded_text(const char *src, bool folding, bool *short_left)
+{
+    lowered l;
+    memset(&l, 0, sizeof l);
+    gcg_diag_init(&l.diag, "t.gbnf");
+    ck_assert_int_eq(gcg_gbnf_parse(src, strlen(src), NULL, &l.ast, &l.diag), GCG_OK);
+    gcg_status st = folding ? gcg_lower_folding(&l.ast, &l.g, NULL, FOLD_WINDOW, &l.diag)
+                            : gcg_lower(&l.ast, &l.g, NULL, &l.diag);
+    ck_assert_int_eq(st, GCG_OK);
+    ck_assert_int_eq(gcg_normalize_latency(&l.g, &l.ast, &l.diag), GCG_OK);
+    ck_assert_int_eq(gcg_count_fold(&l.g, FOLD_WINDOW, short_left), GCG_OK);
+    size_t cap = 1 << 20, n = 0;
+    char *out = malloc(cap);
+    ck_assert_ptr_nonnull(out);
+    for (uint32_t a = 0; a < l.g.n_nts && n < cap; a++)
+        n += (size_t)snprintf(out + n, cap - n, "nt %s %d\n", l.g.nts[a].name, (int)l.g.nts[a].kind);
+    for (uint32_t p = 0; p < l.g.n_prods && n < cap; p++)
+        n += (size_t)snprintf(out + n, cap - n, "%s\n", prod_str(&l.g, p));
+    for (uint32_t i = 0; i < l.g.n_counts && n < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "count %u %u %s\n", l.g.counts[i].prod, l.g.counts[i].max,
+                              l.g.nts[l.g.counts[i].exit].name);
+    ck_assert_uint_lt(n, cap);
+    lowered_free(&l);
+    return out;
+}
+
+static const char *const fold_cases[] = {
+    "root ::= \"a\"{0,100}\n",
+    "root ::= [a-z]{3,200} \"x\" | \"b\"{0,50} [0-9]{0,300}\n",
+    "root ::= s \",\" s\ns ::= \"q\"{0,500}\n",
+    "root ::= \"q\"{0,500} \",\" \"q\"{0,400} \",\" \"q\"{0,21}\n",
+    "root ::= ( \"ab\" | \"c\" ){0,80} [^\"]{30,90}\n",
+    "root ::= x{0,64} y{0,64}\nx ::= \"a\" | \"bc\"\ny ::= \"a\" | \"bc\"\n",
+};
+
+START_TEST(test_folding_same_grammar)
+{
+    bool short_full = true, short_folding = true;
+    char *full = folded_text(fold_cases[_i], false, &short_full);
+    char *folding = folded_text(fold_cases[_i], true, &short_folding);
+    ck_assert_msg(strstr(full, "\ncount ") != NULL, "no chain folded in case %d", _i);
+    ck_assert(!short_full && !short_folding);
+    ck_assert_str_eq(folding, full);
+    free(full), free(folding);
+}
+END_TEST
+
+/* A chain over a nullable item does not fold: the chain left short says so,
+ * and the caller lowers it again in full (compile.c). */
+START_TEST(test_folding_short_chain_reported)
+{
+    bool short_left = false;
+    char *t = folded_text("root ::= ( \"a\"? ){0,60} \"b\"\n", true, &short_left);
+    ck_assert(short_left);
+    free(t);
+    t = folded_text("root ::= ( \"a\"? ){0,60} \"b\"\n", false, &short_left);
+    ck_assert(!short_left);
+    free(t);
+}
+END_TEST
+
 static Suite *lower_suite(void)
 {
     Suite *s = suite_create("lower");
@@ -530,6 +604,8 @@ static Suite *lower_suite(void)
     tcase_add_test(tc, test_repeat_at_limit);
     tcase_add_loop_test(tc, test_repeat_bound_error, 0, sizeof bound_cases / sizeof *bound_cases);
     tcase_add_test(tc, test_repeat_bound_error_printed);
+    tcase_add_loop_test(tc, test_folding_same_grammar, 0, sizeof fold_cases / sizeof *fold_cases);
+    tcase_add_test(tc, test_folding_short_chain_reported);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;
