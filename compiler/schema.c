@@ -1147,7 +1147,7 @@ static void fixed_rules(sctx *c, gcg_buf *out)
     for (int i = 0; i < N; i++)
         if (used[i])
             gcg_buf_printf(out, "%s ::= %s\n", fixed[i].name, fixed[i].body);
-    /* the formats' rules, which mention no other rule */
+    /* the formats' rules, each after those that may name it */
     const char *rule, *body;
     for (size_t i = 0; sx_format_nth(i, &rule, &body); i++)
         if (out->s && mentions(out->s, rule))

@@ -62,7 +62,9 @@
     "{2} " LS32 " | ( " H16C "{0,3} " H16 " )? \"::\" " H16C " " LS32 " | ( " H16C "{0,4} " H16           \
     " )? \"::\" " LS32 " | ( " H16C "{0,5} " H16 " )? \"::\" " H16 " | ( " H16C "{0,6} " H16 " )? \"::\" )"
 
-#define LABEL "( [a-zA-Z0-9] ( [a-zA-Z0-9-]{0,61} [a-zA-Z0-9] )? )"
+/* A DNS label, a rule of its own: hostname and email name it twice each. */
+#define LABEL "json-format-label"
+#define LABEL_BODY "[a-zA-Z0-9] ( [a-zA-Z0-9-]{0,61} [a-zA-Z0-9] )?"
 #define HOSTNAME "( " LABEL " ( \".\" " LABEL " )* \".\"? )"
 #define EMAIL_ATOM "[a-zA-Z0-9!#$%&'*+=?\\x5E_`{|}~-]"
 #define EMAIL_LOCAL "( ( " EMAIL_ATOM " | " SLASH " )+ ( \".\" ( " EMAIL_ATOM " | " SLASH " )+ )* )"
@@ -100,7 +102,8 @@
 #define NO_END UINT64_MAX
 
 /* Each format with its rule's name, and the least and greatest length of
- * its strings. */
+ * its strings; then the rules the formats name (no format of their own),
+ * after every format that names them. */
 static const struct { const char *name, *rule, *body; uint64_t min, max; } formats[] = {
     {"date", "json-format-date", FULL_DATE, 10, 10},
     {"time", "json-format-time", FULL_TIME, 9, NO_END},
@@ -113,20 +116,21 @@ static const struct { const char *name, *rule, *body; uint64_t min, max; } forma
     {"uri", "json-format-uri", URI, 2, NO_END},
     {"uri-reference", "json-format-uri-reference", "( " URI " | " RELATIVE_REF " )", 0, NO_END},
     {"uuid", "json-format-uuid", UUID, 36, 36},
+    {NULL, LABEL, LABEL_BODY, 0, 0},
 };
 
 void sx_format_lengths(const char *format, uint64_t *min, uint64_t *max)
 {
     *min = 0, *max = NO_END;
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
-        if (strcmp(formats[i].name, format) == 0)
+        if (formats[i].name && strcmp(formats[i].name, format) == 0)
             *min = formats[i].min, *max = formats[i].max;
 }
 
 const char *sx_format_rule(const char *format)
 {
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
-        if (strcmp(formats[i].name, format) == 0)
+        if (formats[i].name && strcmp(formats[i].name, format) == 0)
             return formats[i].rule;
     return NULL;
 }

@@ -539,6 +539,8 @@ START_TEST(formats)
 }
 END_TEST
 
+#define LABEL_63 "abcdefghij-bcdefghij-bcdefghij-bcdefghij-bcdefghij-bcdefghij-b3"
+
 /* Counts the occurrences of needle in hay. */
 static unsigned count_of(const char *hay, const char *needle)
 {
@@ -563,6 +565,19 @@ START_TEST(format_rule_shared)
     free(g);
     check_sets(schema, V("{\"a\":\"https://x.org\",\"b\":[\"urn:a\",\"s:\"],\"c\":\"a-b.example\"}", "{}"),
                V("{\"a\":\"x\"}", "{\"b\":[\"urn:a\",\"/p\"]}", "{\"c\":\"-a.example\"}"));
+    /* email and hostname name one DNS label rule: 63 characters at most,
+     * no hyphen first or last */
+    schema = "{\"type\":\"array\",\"prefixItems\":[{\"type\":\"string\",\"format\":\"email\"},"
+             "{\"type\":\"string\",\"format\":\"hostname\"}],\"items\":false}";
+    g = gbnf(schema);
+    ck_assert_uint_eq(count_of(g, "\njson-format-label ::= "), 1);
+    ck_assert_uint_eq(count_of(g, "json-format-label"), 5);
+    free(g);
+    char ok[200], long_label[200];
+    snprintf(ok, sizeof ok, "[\"a@b-c.%.63s\",\"%.63s.x\"]", LABEL_63, LABEL_63);
+    snprintf(long_label, sizeof long_label, "[\"a@b.c\",\"%.63sa\"]", LABEL_63);
+    check_sets(schema, V(ok, "[\"a@b.c\",\"x\"]", "[\"a@b.c\",\"x.y.\"]"),
+               V(long_label, "[\"a@b-.c\",\"x\"]", "[\"a@b.c\",\"x-\"]", "[\"a@b\",\"x\"]"));
 }
 END_TEST
 
