@@ -1,12 +1,12 @@
 /*
  * schema_formats.c — the `format` values gcg enforces, as GBNF over the
- * characters between a JSON string's quotes. Each is one self-contained
- * expression built from the grammars of the standards the JSON Schema
- * validation spec (section 7.3) cites: RFC 3339 (date, time, date-time,
- * duration per its appendix A), RFC 5321/1123 shapes as ajv-formats checks
- * them (email, hostname), RFC 2673 / RFC 4291 (ipv4, ipv6), RFC 3986 (uri,
- * uri-reference), RFC 4122 (uuid). The characters used need no escape in
- * JSON except "/", written raw or as \/.
+ * characters between a JSON string's quotes. Each is one expression (naming
+ * at most the DNS label's rule, below) built from the grammars of the
+ * standards the JSON Schema validation spec (section 7.3) cites: RFC 3339
+ * (date, time, date-time, duration per its appendix A), RFC 5321/1123
+ * shapes as ajv-formats checks them (email, hostname), RFC 2673 / RFC 4291
+ * (ipv4, ipv6), RFC 3986 (uri, uri-reference), RFC 4122 (uuid). The
+ * characters used need no escape in JSON except "/", written raw or as \/.
  *
  * A format is one rule (json-format-NAME), written once however many
  * strings use it: inline, each use had LR states of its own (a schema with
