@@ -59,24 +59,23 @@ static uint32_t longest_token(const gcg_vocab *v)
 }
 
 /* Lower -> normalize -> fold counts, building only the chain links the fold
- * keeps; in full again in the rare case a chain left short did not fold. */
+ * keeps; in full again (lowering window 0) in the rare case a chain left
+ * short did not fold, without the first try's warnings. */
 static gcg_status folded_grammar(compilation *c, const gcg_compile_options *opt, gcg_diag *diag)
 {
     uint32_t window = longest_token(opt->vocab) + 1, n_diag = diag ? diag->n : 0;
-    bool short_left = false;
-    gcg_status st = gcg_lower_folding(&c->ast, &c->g, &opt->limits, window, diag);
-    if (st == GCG_OK)
-        st = gcg_normalize_latency(&c->g, &c->ast, diag);
-    if (st == GCG_OK)
-        st = gcg_count_fold(&c->g, window, &short_left);
-    if (st != GCG_OK || !short_left)
-        return st;
-    cfg_free(&c->g);
-    gcg_diag_truncate(diag, n_diag); /* the same warnings come again */
-    st = gcg_lower(&c->ast, &c->g, &opt->limits, diag);
-    if (st == GCG_OK)
-        st = gcg_normalize_latency(&c->g, &c->ast, diag);
-    return st == GCG_OK ? gcg_count_fold(&c->g, window, NULL) : st;
+    for (uint32_t lower_window = window;; lower_window = 0) {
+        bool short_left = false;
+        gcg_status st = gcg_lower_folding(&c->ast, &c->g, &opt->limits, lower_window, diag);
+        if (st == GCG_OK)
+            st = gcg_normalize_latency(&c->g, &c->ast, diag);
+        if (st == GCG_OK)
+            st = gcg_count_fold(&c->g, window, &short_left);
+        if (st != GCG_OK || !short_left)
+            return st;
+        cfg_free(&c->g);
+        gcg_diag_truncate(diag, n_diag);
+    }
 }
 
 /* Front end and LR tables: parse -> lower -> normalize -> fold counts ->
