@@ -34,9 +34,11 @@ static bool fail(hz *h, gcg_status st)
 
 /* ---- the chains: sigma ---------------------------------------------------
  *
- * D_{j+1} -> D_j x with D_j -> D_{j-1} x (the same x): sigma(D_j) = D_{j+1}.
- * The link D_1 -> x (D_0 -> ε removed) has no predecessor; nothing here is
- * trusted, the checks below decide. */
+ * D_{j+1} -> D_j x with D_j -> D_{j-1} x (the same x): sigma(D_j) = D_{j+1},
+ * and sigma(D) = D_1 for the chain's start D (is_start). Without the start's
+ * pair the state after D walks the whole trie although the one after D_1
+ * renames it: two full walks per chain, each of a string body's quarter
+ * million trie nodes. Nothing here is trusted, the checks below decide. */
 
 static bool is_link(const cfg *g, const cfg_index *ix, uint32_t nt, uint32_t *prev, uint32_t *x)
 {
@@ -49,6 +51,19 @@ static bool is_link(const cfg *g, const cfg_index *ix, uint32_t nt, uint32_t *pr
     return true;
 }
 
+/* Whether chain nonterminal nt starts a chain over x: D_0 -> ε, the first
+ * link D_1 -> x once D_0 -> ε is gone, or the first link a fold kept
+ * (count_fold.h: the counter enters it, so it has no production left). Its
+ * walk is the next link's renamed, as far from the end as the chain is. */
+static bool is_start(const cfg *g, const cfg_index *ix, uint32_t nt, uint32_t x)
+{
+    uint32_t n = ix->first[nt + 1] - ix->first[nt];
+    if (g->nts[nt].kind != CFG_NT_COUNT || n > 1)
+        return false;
+    const cfg_prod *p = n ? &g->prods[ix->list[ix->first[nt]]] : NULL;
+    return !p || p->len == 0 || (p->len == 1 && g->rhs[p->rhs] == x);
+}
+
 static gcg_status build_sigma(hz *h, bool *moving)
 {
     const cfg *g = h->g;
@@ -58,7 +73,9 @@ static gcg_status build_sigma(hz *h, bool *moving)
         return st;
     for (uint32_t m = 0; m < g->n_nts; m++) {
         uint32_t n, x, k, y;
-        if (!is_link(g, &ix, m, &n, &x) || !is_link(g, &ix, n, &k, &y) || x != y)
+        if (!is_link(g, &ix, m, &n, &x))
+            continue;
+        if (is_link(g, &ix, n, &k, &y) ? x != y : !is_start(g, &ix, n, x))
             continue;
         h->sigma[n] = h->sigma[n] == NONE ? m : NONE - 1; /* two claims: neither */
     }
