@@ -268,14 +268,15 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Pairs (symbol, advanced item) for every item of s; symbols are classes
- * 0..C-1 and nonterminals C..C+N-1. */
-static bool collect_pairs(builder *b, uint32_t s, uint32_t *n_pairs)
+/* Pairs (symbol, advanced item) for the items of s, sorted; symbols are
+ * classes 0..C-1 and nonterminals C..C+N-1. With `terms` false only the
+ * nonterminals' (shift_by_mask takes the classes). */
+static bool collect_pairs(builder *b, uint32_t s, bool terms, uint32_t *n_pairs)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < b->clos_len[s]; i++) {
         uint32_t it = b->clos[b->clos_start[s] + i], x = next_sym(b, it);
-        if (x == UINT32_MAX)
+        if (x == UINT32_MAX || (CFG_IS_TERM(x) && !terms))
             continue;
         uint32_t need = n + (CFG_IS_TERM(x) ? b->C : 1);
         uint64_t *p = grow(b->pairs, &b->cap_pairs, need, sizeof *p);
@@ -294,6 +295,59 @@ static bool collect_pairs(builder *b, uint32_t s, uint32_t *n_pairs)
     if (n > 1)
         qsort(b->pairs, n, sizeof *b->pairs, cmp_u64);
     *n_pairs = n;
+    return true;
+}
+
+#define MASK_ITEMS 64 /* items with a class next that shift_by_mask numbers */
+
+/* The shifts of state s when at most MASK_ITEMS of its items have a class
+ * next (false, and nothing done, when more have). Those items, numbered by
+ * ascending item, form a bit mask per class (the items its shift advances),
+ * and a class's kernel is its mask's items: classes with equal masks shift
+ * into one state, found once. A key trie's state has one kernel for the
+ * seventy-odd classes that leave the keys, where one sorted pair per class
+ * and item, and a state lookup per class, cost a quarter of the LR build.
+ * Classes go in ascending order, so states are numbered as before. */
+static bool shift_by_mask(builder *b, uint32_t s, gcg_status *st)
+{
+    uint32_t items[MASK_ITEMS], n = 0, k[MASK_ITEMS];
+    const bset256 *sets[MASK_ITEMS];
+    for (uint32_t i = 0; i < b->clos_len[s]; i++) {
+        uint32_t it = b->clos[b->clos_start[s] + i], x = next_sym(b, it), j = n;
+        if (x == UINT32_MAX || !CFG_IS_TERM(x))
+            continue;
+        if (n == MASK_ITEMS)
+            return false;
+        for (; j > 0 && items[j - 1] > it + 1; j--) /* insertion: ascending items */
+            items[j] = items[j - 1], sets[j] = sets[j - 1];
+        items[j] = it + 1, sets[j] = &b->bc->csets[CFG_INDEX(x)], n++;
+    }
+    uint64_t mask[256], seen_mask[256];
+    uint32_t seen_to[256], n_seen = 0;
+    memset(mask, 0, sizeof mask);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t w = 0; w < 4; w++)
+            for (uint64_t bits = sets[i]->w[w]; bits; bits &= bits - 1)
+                mask[64 * w + (uint32_t)__builtin_ctzll(bits)] |= 1ull << i;
+    for (uint32_t c = 0; c < b->C; c++) {
+        if (!mask[c])
+            continue;
+        uint32_t j = 0, t, m = 0;
+        while (j < n_seen && seen_mask[j] != mask[c])
+            j++;
+        if (j < n_seen) {
+            t = seen_to[j];
+        } else {
+            for (uint64_t bits = mask[c]; bits; bits &= bits - 1)
+                k[m++] = items[__builtin_ctzll(bits)];
+            if ((t = state_for(b, k, m, CFG_TERM | c)) == UINT32_MAX) {
+                *st = b->fail_st;
+                return true;
+            }
+            seen_mask[n_seen] = mask[c], seen_to[n_seen++] = t;
+        }
+        b->shift[(size_t)s * b->C + c] = t;
+    }
     return true;
 }
 
@@ -317,7 +371,13 @@ static bool add_goto(builder *b, uint32_t nt, uint32_t to)
 static gcg_status expand_state(builder *b, uint32_t s)
 {
     uint32_t n;
-    if (!close_state(b, s) || !collect_pairs(b, s, &n))
+    gcg_status st = GCG_OK;
+    if (!close_state(b, s))
+        return GCG_ERR_NOMEM;
+    bool by_mask = shift_by_mask(b, s, &st);
+    if (st != GCG_OK)
+        return st;
+    if (!collect_pairs(b, s, !by_mask, &n))
         return GCG_ERR_NOMEM;
     uint32_t *k = malloc((size_t)(n ? n : 1) * sizeof *k);
     if (!k)
