@@ -146,22 +146,17 @@ static uint32_t take_cp(parser *p)
  * decode without checking and every column is a whole code point. */
 static bool validate_utf8(parser *p)
 {
-    while (p->i < p->n) {
-        if (p->s[p->i] < 0x80) { /* ASCII: most of any grammar */
-            advance(p);
-            continue;
-        }
+    for (size_t i = 0; i < p->n;) {
         uint32_t cp;
-        int len = gcg_utf8_decode(p->s + p->i, p->n - p->i, &cp);
+        int len = p->s[i] < 0x80 ? 1 : gcg_utf8_decode(p->s + i, p->n - i, &cp);
         if (len == 0) {
+            while (p->i < i) /* the line and column, for the message */
+                advance(p);
             error(p, p->at, "invalid UTF-8 (byte 0x%02X)", p->s[p->i]);
             return false;
         }
-        for (int k = 0; k < len; k++)
-            advance(p);
+        i += (size_t)len;
     }
-    p->i = 0;
-    p->at = (srcpos){1, 1};
     return true;
 }
 
@@ -208,6 +203,16 @@ static bool is_name_char(int c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '-' ||
            c == '_';
+}
+
+/* Consumes a run of name characters: ASCII without line breaks, a column
+ * each (a schema grammar is mostly long rule names). */
+static void skip_name(parser *p)
+{
+    size_t from = p->i;
+    while (p->i < p->n && is_name_char(p->s[p->i]))
+        p->i++;
+    p->at.col += (uint32_t)(p->i - from);
 }
 
 static int hex_value(int c)
@@ -613,8 +618,7 @@ static uint32_t parse_ref(parser *p)
 {
     srcpos start = p->at;
     size_t from = p->i;
-    while (is_name_char(peek(p)))
-        advance(p);
+    skip_name(p);
     uint32_t rule = rule_for_name(p, p->s + from, p->i - from, start);
     uint32_t node = rule == NONE ? NONE : new_node(p, GBNF_REF, start, 0);
     if (node != NONE)
@@ -919,8 +923,7 @@ static bool parse_rule(parser *p)
     char buf[16];
     size_t from = p->i;
     bool dup;
-    while (is_name_char(peek(p)))
-        advance(p);
+    skip_name(p);
     if (p->i == from) {
         if (peek(p) == '|')
             error(p, at, "expected a rule name, found \"|\" (to continue a rule on the next "

@@ -350,6 +350,8 @@ static const err_case err_cases[] = {
     {"root ::= \"a\x80\"", 1, 12, "invalid UTF-8 (byte 0x80)"},
     {"root ::= [\xC3\x28]", 1, 11, "invalid UTF-8 (byte 0xC3)"},
     {"root ::= \"a\" # \xFF comment", 1, 16, "invalid UTF-8 (byte 0xFF)"},
+    /* found after the scan: its line, and its column in code points */
+    {"root ::= \"a\"\r\nx ::= \"\xC3\xA9\xC0\"", 2, 9, "invalid UTF-8 (byte 0xC0)"},
     {"root ::= \"\xE2\x82", 1, 11, "invalid UTF-8 (byte 0xE2)"},
     /* columns count code points; tabs are one column; lines on \n, \r\n, \r */
     {"root ::= \"\xC3\xA9\xF0\x9F\x98\x80\" x", 1, 15, "undefined rule \"x\""},
