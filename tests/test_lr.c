@@ -12,6 +12,7 @@
  *   - the ambiguous E -> E + E | a: one shift/reduce cell;
  *   - ε-productions, and ε reduce/reduce conflicts;
  *   - two reductions with the same lhs and length are merged, not counted;
+ *   - a state whose shifts advance 64 items, and one with 65;
  *   - structural properties on the shipped grammars: every shift/goto target
  *     has the symbol it was reached by as its accessing symbol, every cell
  *     decodes to an existing state or production.
@@ -449,6 +450,41 @@ START_TEST(test_same_lhs_and_length_merged)
 }
 END_TEST
 
+/* ---- many items shifting in one state ---------------------------------------- */
+
+/* "q" and two letters, in 64 alternatives (a-h by a-h) or 65 ("qia" too):
+ * the start state and the state after "q" hold 64 or 65 items with a byte
+ * next, the most lr_build.c groups by item mask (MASK_ITEMS) and one over.
+ * Either way the same shape: the start, root's goto, after "q", one state
+ * per first letter and one per alternative, each alternative reduced on
+ * end of input and nothing else. */
+START_TEST(test_many_items_per_state)
+{
+    for (int extra = 0; extra <= 1; extra++) {
+        char src[2048] = "root ::= ";
+        for (int i = 0; i < 64 + extra; i++) {
+            char alt[16];
+            snprintf(alt, sizeof alt, "%s\"q%c%c\"", i ? " | " : "", i < 64 ? 'a' + i / 8 : 'i',
+                     i < 64 ? 'a' + i % 8 : 'a');
+            strcat(src, alt);
+        }
+        strcat(src, "\n");
+        built b;
+        build_src(src, &b);
+        ck_assert_uint_eq(b.t.n_states, 3 + (8 + extra) + (64 + extra));
+        uint32_t after_q = walk(&b, 1, "q"), after_qc = walk(&b, 2, "q", "c");
+        ck_assert_uint_ne(after_qc, walk(&b, 2, "q", "d"));
+        ck_assert_uint_eq(cell(&b, after_q, term(&b, 'j')), GCG_ACT_ERROR);
+        ck_assert_uint_eq(cell(&b, after_q, term(&b, 'i')), extra ? SHIFT(walk(&b, 2, "q", "i")) : GCG_ACT_ERROR);
+        ck_assert_uint_eq(cell(&b, after_qc, term(&b, 'i')), GCG_ACT_ERROR);
+        uint32_t r = walk(&b, 3, "q", "c", "h");
+        ck_assert_uint_eq(cell(&b, r, eoi(&b)), REDUCE(prod_of(&b, "root", "qch", "")));
+        ck_assert_uint_ne(r, walk(&b, 3, "q", "c", "g"));
+        built_free(&b);
+    }
+}
+END_TEST
+
 /* ---- structural checks on the shipped grammars ------------------------------- */
 
 static const char *const shipped[] = {"json", "arith", "markdown", "chess", "ambiguous", "unicode",
@@ -541,6 +577,7 @@ static Suite *lr_suite(void)
     tcase_add_test(tc, test_epsilon_productions);
     tcase_add_test(tc, test_epsilon_reduce_reduce);
     tcase_add_test(tc, test_same_lhs_and_length_merged);
+    tcase_add_test(tc, test_many_items_per_state);
     suite_add_tcase(s, tc);
     tc = tcase_create("shipped");
     tcase_add_loop_test(tc, test_tables_consistent, 0, sizeof shipped / sizeof *shipped);
