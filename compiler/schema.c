@@ -1089,20 +1089,32 @@ void gcg_schema_options_default(gcg_schema_options *opt)
     memset(opt, 0, sizeof *opt);
 }
 
-/* Whether `name` occurs in `text` as a whole rule name. */
-static bool mentions(const char *text, const char *name)
+static bool is_word_char(char c)
 {
-    size_t n = strlen(name);
-    for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
-        char before = p == text ? ' ' : p[-1], after = p[n];
-        bool word_b = (before >= 'a' && before <= 'z') || (before >= '0' && before <= '9') || before == '-' ||
-                      (before >= 'A' && before <= 'Z') || before == '_';
-        bool word_a = (after >= 'a' && after <= 'z') || (after >= '0' && after <= '9') || after == '-' ||
-                      (after >= 'A' && after <= 'Z') || after == '_';
-        if (!word_b && !word_a)
-            return true;
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/* Marks in `used` which of names[0..n) occur in `text` as whole rule names,
+ * true when it marked one: one pass over the text's words (a search per name
+ * read a megabytes-long grammar a few dozen times). */
+static bool mark_mentions(const char *text, const char *const *names, size_t n, bool *used)
+{
+    bool first[256] = {0}, grew = false; /* the names' first bytes: other words are passed over */
+    for (size_t i = 0; i < n; i++)
+        first[(unsigned char)names[i][0]] = true;
+    for (const char *p = text; p && *p;) {
+        if (!is_word_char(*p)) {
+            p++;
+            continue;
+        }
+        const char *w = p;
+        while (is_word_char(*p))
+            p++;
+        for (size_t i = 0; first[(unsigned char)*w] && i < n; i++)
+            if (!used[i] && strncmp(names[i], w, (size_t)(p - w)) == 0 && names[i][p - w] == 0)
+                used[i] = grew = true;
     }
-    return false;
+    return grew;
 }
 
 /* The fixed rules the grammar uses (directly or through each other). */
@@ -1130,28 +1142,24 @@ static void fixed_rules(sctx *c, gcg_buf *out)
         {SX_WS, ws},
     };
     enum { N = sizeof fixed / sizeof *fixed };
-    bool used[N] = {0};
-    /* to a fixed point: a fixed rule is used when a used text mentions it */
+    /* the fixed rules, then the formats' (each after those that may name it) */
+    const char *names[N + SX_FORMATS_MAX], *bodies[N + SX_FORMATS_MAX];
+    size_t n = 0;
+    for (; n < N; n++)
+        names[n] = fixed[n].name, bodies[n] = fixed[n].body;
+    while (sx_format_nth(n - N, &names[n], &bodies[n]))
+        n++;
+    bool used[N + SX_FORMATS_MAX] = {0};
+    mark_mentions(out->s, names, n, used);
+    /* to a fixed point: a rule is used when a used rule's body names it */
     for (bool grew = true; grew;) {
         grew = false;
-        for (int i = 0; i < N; i++) {
-            if (used[i])
-                continue;
-            bool m = out->s && mentions(out->s, fixed[i].name);
-            for (int j = 0; j < N && !m; j++)
-                m = used[j] && mentions(fixed[j].body, fixed[i].name);
-            if (m)
-                used[i] = grew = true;
-        }
+        for (size_t i = 0; i < n; i++)
+            grew = (used[i] && mark_mentions(bodies[i], names, n, used)) || grew;
     }
-    for (int i = 0; i < N; i++)
+    for (size_t i = 0; i < n; i++)
         if (used[i])
-            gcg_buf_printf(out, "%s ::= %s\n", fixed[i].name, fixed[i].body);
-    /* the formats' rules, each after those that may name it */
-    const char *rule, *body;
-    for (size_t i = 0; sx_format_nth(i, &rule, &body); i++)
-        if (out->s && mentions(out->s, rule))
-            gcg_buf_printf(out, "%s ::= %s\n", rule, body);
+            gcg_buf_printf(out, "%s ::= %s\n", names[i], bodies[i]);
 }
 
 /* Drafts 04, 06 and 07 say a schema with "$ref" is that reference alone:

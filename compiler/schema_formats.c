@@ -135,6 +135,8 @@ const char *sx_format_rule(const char *format)
     return NULL;
 }
 
+_Static_assert(sizeof formats / sizeof *formats <= SX_FORMATS_MAX, "SX_FORMATS_MAX is too small");
+
 bool sx_format_nth(size_t i, const char **rule, const char **body)
 {
     if (i >= sizeof formats / sizeof *formats)

@@ -112,6 +112,7 @@ void sx_array_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out);
 const char *sx_format_rule(const char *format);
 /* Format i's rule and its GBNF body; false past the last. */
 bool sx_format_nth(size_t i, const char **rule, const char **body);
+#define SX_FORMATS_MAX 32 /* entries sx_format_nth can give */
 /* The least and greatest length of a format's strings (UINT64_MAX: none). */
 void sx_format_lengths(const char *format, uint64_t *min, uint64_t *max);
 
