@@ -40,10 +40,12 @@ typedef struct builder {
     /* scratch */
     uint32_t *stamp, gen;
     uint64_t *nt_la;            /* W words per nonterminal */
+    uint32_t *flow;             /* close_la's nullable-rest items (the longest closure) */
     uint8_t *dirty;             /* per state: kernel lookaheads grew since its
                                    last propagation                          */
     uint64_t *pairs;            /* (symbol << 32 | item) */
-    uint32_t cap_pairs;
+    uint64_t *pairs_tmp;        /* ... sort_pairs' scratch */
+    uint32_t cap_pairs, cap_pairs_tmp;
 } builder;
 
 static bool la_or(uint64_t *dst, const uint64_t *src, uint32_t w)
@@ -262,10 +264,46 @@ static bool close_state(builder *b, uint32_t s)
     return true;
 }
 
-static int cmp_u64(const void *a, const void *b)
+#define RADIX_BITS 11
+#define RADIX_MIN 256 /* shorter lists: insertion sort (they come in sorted runs) */
+
+/* Sorts v[0..n) ascending, tmp having room for n: by insertion when short,
+ * else LSD radix on 11-bit digits, passing over the digits every key shares
+ * (a pair is a class or nonterminal, then an item: four digits at most). A
+ * large closure's pairs sorted by qsort cost a quarter of an LR build. */
+static void sort_pairs(uint64_t *v, uint64_t *tmp, uint32_t n)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    if (n < RADIX_MIN) {
+        for (uint32_t i = 1; i < n; i++) {
+            uint64_t x = v[i];
+            uint32_t j = i;
+            for (; j > 0 && v[j - 1] > x; j--)
+                v[j] = v[j - 1];
+            v[j] = x;
+        }
+        return;
+    }
+    uint64_t any = 0, all = ~0ull, *src = v, *dst = tmp;
+    for (uint32_t i = 0; i < n; i++)
+        any |= v[i], all &= v[i];
+    for (unsigned shift = 0; shift < 64; shift += RADIX_BITS) {
+        uint64_t mask = (1ull << RADIX_BITS) - 1;
+        if (!(((any ^ all) >> shift) & mask))
+            continue;
+        uint32_t at[1u << RADIX_BITS] = {0};
+        for (uint32_t i = 0; i < n; i++)
+            at[(src[i] >> shift) & mask]++;
+        for (uint32_t d = 0, sum = 0; d < (1u << RADIX_BITS); d++) {
+            uint32_t c = at[d];
+            at[d] = sum, sum += c;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            dst[at[(src[i] >> shift) & mask]++] = src[i];
+        uint64_t *t = src;
+        src = dst, dst = t;
+    }
+    if (src != v)
+        memcpy(v, src, (size_t)n * sizeof *v);
 }
 
 /* Pairs (symbol, advanced item) for the items of s, sorted; symbols are
@@ -292,8 +330,11 @@ static bool collect_pairs(builder *b, uint32_t s, bool terms, uint32_t *n_pairs)
             if (bset_has(cs, c))
                 p[n++] = ((uint64_t)c << 32) | (it + 1);
     }
-    if (n > 1)
-        qsort(b->pairs, n, sizeof *b->pairs, cmp_u64);
+    uint64_t *tmp = grow(b->pairs_tmp, &b->cap_pairs_tmp, n + 1, sizeof *tmp);
+    if (!tmp)
+        return false;
+    b->pairs_tmp = tmp;
+    sort_pairs(b->pairs, tmp, n);
     *n_pairs = n;
     return true;
 }
@@ -430,23 +471,31 @@ static uint64_t *item_la(builder *b, uint32_t s, uint32_t i)
     return b->nt_la + (size_t)b->g->prods[b->item_prod[it]].lhs * b->W;
 }
 
-/* Lookaheads of the closure nonterminals of s, to a local fixpoint. */
+/* Lookaheads of the closure nonterminals of s, to a local fixpoint. An item
+ * gives the nonterminal after its dot FIRST of what follows it, once; only
+ * the items whose rest is nullable pass their own lookaheads on, and they
+ * alone (b->flow) are repeated until nothing grows: the same least fixpoint
+ * without re-reading a large closure's every item per round. */
 static void close_la(builder *b, uint32_t s)
 {
     for (uint32_t i = b->kern_len[s]; i < b->clos_len[s]; i++) {
         uint32_t it = b->clos[b->clos_start[s] + i];
         memset(b->nt_la + (size_t)b->g->prods[b->item_prod[it]].lhs * b->W, 0, b->W * sizeof(uint64_t));
     }
-    for (bool changed = true; changed;) {
+    uint32_t n_flow = 0;
+    for (uint32_t i = 0; i < b->clos_len[s]; i++) {
+        uint32_t it = b->clos[b->clos_start[s] + i], x = next_sym(b, it);
+        if (x == UINT32_MAX || CFG_IS_TERM(x))
+            continue;
+        la_or(b->nt_la + (size_t)x * b->W, b->first_after + (size_t)it * b->W, b->W);
+        if (b->null_after[it])
+            b->flow[n_flow++] = i;
+    }
+    for (bool changed = n_flow > 0; changed;) {
         changed = false;
-        for (uint32_t i = 0; i < b->clos_len[s]; i++) {
-            uint32_t it = b->clos[b->clos_start[s] + i], x = next_sym(b, it);
-            if (x == UINT32_MAX || CFG_IS_TERM(x))
-                continue;
-            uint64_t *dst = b->nt_la + (size_t)x * b->W;
-            changed |= la_or(dst, b->first_after + (size_t)it * b->W, b->W);
-            if (b->null_after[it])
-                changed |= la_or(dst, item_la(b, s, i), b->W);
+        for (uint32_t k = 0; k < n_flow; k++) {
+            uint32_t i = b->flow[k], x = next_sym(b, b->clos[b->clos_start[s] + i]);
+            changed |= la_or(b->nt_la + (size_t)x * b->W, item_la(b, s, i), b->W);
         }
     }
 }
@@ -502,6 +551,16 @@ static bool propagate_state(builder *b, uint32_t s)
         }
     }
     return changed;
+}
+
+/* Room for close_la's list: the longest closure. */
+static gcg_status alloc_flow(builder *b)
+{
+    uint32_t most = 0;
+    for (uint32_t s = 0; s < b->n_states; s++)
+        most = b->clos_len[s] > most ? b->clos_len[s] : most;
+    b->flow = malloc(((size_t)most + 1) * sizeof *b->flow);
+    return b->flow ? GCG_OK : GCG_ERR_NOMEM;
 }
 
 static gcg_status lalr_lookaheads(builder *b)
@@ -640,8 +699,8 @@ static void builder_free(builder *b)
     cfg_index_free(&b->ix);
     void *ps[] = {b->item_base, b->item_prod, b->item_dot, b->first_after, b->null_after, b->nullable,
                   b->first, b->kern_start, b->kern_len, b->clos_start, b->clos_len, b->kern,
-                  b->kern_la, b->clos, b->shift, b->go_start, b->go_nt, b->go_to, b->accessing, b->htab, b->stamp, b->nt_la,
-                  b->pairs, b->dirty};
+                  b->kern_la, b->clos, b->shift, b->go_start, b->go_nt, b->go_to, b->accessing, b->htab, b->stamp, b->nt_la, b->flow,
+                  b->pairs, b->pairs_tmp, b->dirty};
     for (size_t i = 0; i < sizeof ps / sizeof *ps; i++)
         free(ps[i]);
 }
@@ -664,6 +723,8 @@ gcg_status gcg_lr_build(const cfg *g, const byteclass *bc, const gcg_limits *lim
         st = make_first(&b);
     if (st == GCG_OK)
         st = build_lr0(&b);
+    if (st == GCG_OK)
+        st = alloc_flow(&b);
     if (st == GCG_OK)
         st = lalr_lookaheads(&b);
     if (st == GCG_OK)

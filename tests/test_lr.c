@@ -12,7 +12,8 @@
  *   - the ambiguous E -> E + E | a: one shift/reduce cell;
  *   - ε-productions, and ε reduce/reduce conflicts;
  *   - two reductions with the same lhs and length are merged, not counted;
- *   - a state whose shifts advance 64 items, and one with 65;
+ *   - a state whose shifts advance 64 items, and one with 65; a closure of
+ *     600 items;
  *   - structural properties on the shipped grammars: every shift/goto target
  *     has the symbol it was reached by as its accessing symbol, every cell
  *     decodes to an existing state or production.
@@ -485,6 +486,37 @@ START_TEST(test_many_items_per_state)
 }
 END_TEST
 
+/* 300 rules a0..a299, aK the string "q" and K's three octal digits as
+ * letters: state 0 has 300 items with a rule next and 300 with a byte next,
+ * a closure whose pairs lr_build.c sorts by radix. States: the start,
+ * root's goto, one goto per rule, after "q", per first digit (5), per two
+ * digits (38) and per string (300). The pairs' order also numbers the
+ * states, which the artifact's bytes depend on. */
+START_TEST(test_many_rules_per_state)
+{
+    static char src[16384];
+    int at = snprintf(src, sizeof src, "root ::= a0");
+    for (int k = 1; k < 300; k++)
+        at += snprintf(src + at, sizeof src - (size_t)at, " | a%d", k);
+    at += snprintf(src + at, sizeof src - (size_t)at, "\n");
+    for (int k = 0; k < 300; k++)
+        at += snprintf(src + at, sizeof src - (size_t)at, "a%d ::= \"q%c%c%c\"\n", k, 'a' + k / 64,
+                       'a' + k / 8 % 8, 'a' + k % 8);
+    built b;
+    build_src(src, &b);
+    ck_assert_uint_eq(b.t.n_states, 1 + 1 + 300 + 1 + 5 + 38 + 300);
+    uint32_t r = walk(&b, 4, "q", "e", "f", "d"); /* 4 * 64 + 5 * 8 + 3 = 299 */
+    ck_assert_uint_eq(cell(&b, r, eoi(&b)), REDUCE(prod_of(&b, "a299", "qefd", "")));
+    ck_assert_uint_eq(cell(&b, walk(&b, 2, "q", "e"), term(&b, 'g')), GCG_ACT_ERROR); /* 4 * 64 + 6 * 8 > 299 */
+    ck_assert_uint_ne(walk(&b, 1, "#a7"), walk(&b, 1, "#a8"));
+    /* targets are made in pair order, classes before rules, each ascending */
+    ck_assert_uint_eq(walk(&b, 1, "q"), 1);
+    ck_assert_uint_lt(walk(&b, 1, "#a0"), walk(&b, 1, "#a1"));
+    ck_assert_uint_lt(walk(&b, 1, "#a1"), walk(&b, 1, "#a299"));
+    built_free(&b);
+}
+END_TEST
+
 /* ---- structural checks on the shipped grammars ------------------------------- */
 
 static const char *const shipped[] = {"json", "arith", "markdown", "chess", "ambiguous", "unicode",
@@ -578,6 +610,7 @@ static Suite *lr_suite(void)
     tcase_add_test(tc, test_epsilon_reduce_reduce);
     tcase_add_test(tc, test_same_lhs_and_length_merged);
     tcase_add_test(tc, test_many_items_per_state);
+    tcase_add_test(tc, test_many_rules_per_state);
     suite_add_tcase(s, tc);
     tc = tcase_create("shipped");
     tcase_add_loop_test(tc, test_tables_consistent, 0, sizeof shipped / sizeof *shipped);
