@@ -269,8 +269,8 @@ static bool close_state(builder *b, uint32_t s)
 
 /* Sorts v[0..n) ascending, tmp having room for n: by insertion when short,
  * else LSD radix on 11-bit digits, passing over the digits every key shares
- * (a pair is a class or nonterminal, then an item: four digits at most). A
- * large closure's pairs sorted by qsort cost a quarter of an LR build. */
+ * (a closure's pairs name few symbols). A large closure's pairs sorted by
+ * qsort cost a quarter of an LR build. */
 static void sort_pairs(uint64_t *v, uint64_t *tmp, uint32_t n)
 {
     if (n < RADIX_MIN) {
