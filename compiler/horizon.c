@@ -36,9 +36,10 @@ static bool fail(hz *h, gcg_status st)
  *
  * D_{j+1} -> D_j x with D_j -> D_{j-1} x (the same x): sigma(D_j) = D_{j+1},
  * and sigma(D) = D_1 for the chain's start D (is_start). Without the start's
- * pair the state after D walks the whole trie although the one after D_1
- * renames it: two full walks per chain, each of a string body's quarter
- * million trie nodes. Nothing here is trusted, the checks below decide. */
+ * pair the state after D_1 has no twin and walks the whole trie, though it
+ * is the state after D renamed: two full walks per chain, each of a string
+ * body's quarter million trie nodes. Nothing here is trusted, the checks
+ * below decide. */
 
 static bool is_link(const cfg *g, const cfg_index *ix, uint32_t nt, uint32_t *prev, uint32_t *x)
 {
@@ -53,8 +54,9 @@ static bool is_link(const cfg *g, const cfg_index *ix, uint32_t nt, uint32_t *pr
 
 /* Whether chain nonterminal nt starts a chain over x: D_0 -> ε, the first
  * link D_1 -> x once D_0 -> ε is gone, or the first link a fold kept
- * (count_fold.h: the counter enters it, so it has no production left). Its
- * walk is the next link's renamed, as far from the end as the chain is. */
+ * (count_fold.h: the counter enters it, so it has no production left). The
+ * state after the next link behaves as the state after it, renamed, as far
+ * from the end as the chain is. */
 static bool is_start(const cfg *g, const cfg_index *ix, uint32_t nt, uint32_t x)
 {
     uint32_t n = ix->first[nt + 1] - ix->first[nt];
