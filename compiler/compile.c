@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "artifact.h"
 #include "artifact_format.h"
 #include "automaton.h"
 #include "certificate.h"
@@ -153,6 +154,11 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const toke
     }
     if (st == GCG_OK)
         st = gcg_emit_automaton(&a, c->lr.n_states, w);
+    if (st == GCG_OK) {
+        gcg_cert_entry ce;
+        gcg_cert_entry_of(&a, &ce);
+        gcg_cert_entry_decode(&ce, &stats->certificate);
+    }
     gcg_automaton_free(&a);
     stats->seconds_automaton = now() - t0;
     return st;

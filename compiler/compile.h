@@ -48,6 +48,8 @@ typedef struct gcg_compile_stats {
     uint32_t walks_shared;     /* root walks and resumes taken from a twin      */
     uint32_t roots_replayed;   /* root runs taken from an equal replay          */
     uint64_t trie_visits;      /* trie nodes entered by the mask simulation     */
+    gcg_certificate certificate; /* as the artifact's reader reports it (zero
+                                    without an automaton)                      */
     size_t artifact_bytes;
     double seconds_front, seconds_lr, seconds_automaton, seconds_total;
 } gcg_compile_stats;

@@ -9,6 +9,7 @@
  * a concurrent reader sees the old file or the new one, never half of one.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,20 +39,29 @@ void gcg_writer_free(gcg_writer *w)
     gcg_writer_init(w);
 }
 
+gcg_status gcg_writer_take(gcg_writer *w, uint32_t id, uint8_t *data, size_t size)
+{
+    bool ok = w && data && w->n_sections < GCG_MAX_SECTIONS;
+    for (uint32_t i = 0; ok && i < w->n_sections; i++)
+        ok = w->sections[i].id != id;
+    if (!ok) {
+        free(data);
+        return GCG_ERR_ARG;
+    }
+    w->sections[w->n_sections++] = (gcg_writer_section){id, data, size};
+    return GCG_OK;
+}
+
 gcg_status gcg_writer_add(gcg_writer *w, uint32_t id, const void *data, size_t size)
 {
-    if (!w || (!data && size > 0) || w->n_sections >= GCG_MAX_SECTIONS)
+    if (!w || (!data && size > 0))
         return GCG_ERR_ARG;
-    for (uint32_t i = 0; i < w->n_sections; i++)
-        if (w->sections[i].id == id)
-            return GCG_ERR_ARG;
     uint8_t *copy = malloc(size ? size : 1);
     if (!copy)
         return GCG_ERR_NOMEM;
     if (size)
         memcpy(copy, data, size);
-    w->sections[w->n_sections++] = (gcg_writer_section){id, copy, size};
-    return GCG_OK;
+    return gcg_writer_take(w, id, copy, size);
 }
 
 /* Fills the table with each section's aligned offset; returns the file size. */

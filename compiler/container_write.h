@@ -28,6 +28,11 @@ void gcg_writer_init(gcg_writer *w);
  * full table; GCG_ERR_NOMEM. */
 gcg_status gcg_writer_add(gcg_writer *w, uint32_t id, const void *data, size_t size);
 
+/* Adds the malloc'ed `data` as section `id` without copying it: the writer
+ * frees it, also when it refuses it (errors as gcg_writer_add). For large
+ * sections built once, such as the packed tables. */
+gcg_status gcg_writer_take(gcg_writer *w, uint32_t id, uint8_t *data, size_t size);
+
 /* The whole file in one malloc'ed buffer (*out, caller frees). */
 gcg_status gcg_writer_finish(const gcg_writer *w, uint8_t **out, size_t *out_size);
 

@@ -48,10 +48,7 @@ static gcg_status emit_packed(gcg_writer *w, uint32_t id, const uint32_t c[4], c
     uint8_t *buf;
     size_t size;
     gcg_status st = pack_section(id, c, arrays, &buf, &size);
-    if (st == GCG_OK)
-        st = gcg_writer_add(w, id, buf, size);
-    free(buf);
-    return st;
+    return st == GCG_OK ? gcg_writer_take(w, id, buf, size) : st;
 }
 
 static gcg_status emit_disp(gcg_writer *w, uint32_t id, uint32_t n_rows, uint32_t width,
@@ -105,8 +102,9 @@ static gcg_status emit_lr(const gcg_emit_input *in, gcg_writer *w)
         pe[p] = (gcg_prod_entry){t->prod_lhs[p], t->prod_len[p]};
     gcg_status st = gcg_writer_add(w, GCG_SEC_BYTECLASS, &h, sizeof h);
     if (st == GCG_OK)
-        st = gcg_writer_add(w, GCG_SEC_PRODUCTIONS, pe, (size_t)t->n_prods * sizeof *pe);
-    free(pe);
+        st = gcg_writer_take(w, GCG_SEC_PRODUCTIONS, (uint8_t *)pe, (size_t)t->n_prods * sizeof *pe);
+    else
+        free(pe);
     if (st == GCG_OK)
         st = emit_actions(t, w);
     if (st == GCG_OK)
@@ -131,9 +129,7 @@ static gcg_status emit_counts(const cfg *g, gcg_writer *w)
     gcg_count_entry *e = (gcg_count_entry *)(buf + l.off[0]);
     for (uint32_t i = 0; i < g->n_counts; i++)
         e[i] = (gcg_count_entry){g->counts[i].prod, g->counts[i].max, g->counts[i].exit, 0};
-    gcg_status st = gcg_writer_add(w, GCG_SEC_COUNTS, buf, l.size);
-    free(buf);
-    return st;
+    return gcg_writer_take(w, GCG_SEC_COUNTS, buf, l.size);
 }
 
 static gcg_status emit_symbols(const cfg *g, gcg_writer *w)
@@ -149,9 +145,7 @@ static gcg_status emit_symbols(const cfg *g, gcg_writer *w)
         memcpy(p, g->nts[a].name, l);
         p += l;
     }
-    gcg_status st = gcg_writer_add(w, GCG_SEC_SYMBOLS, buf, n);
-    free(buf);
-    return st;
+    return gcg_writer_take(w, GCG_SEC_SYMBOLS, (uint8_t *)buf, n);
 }
 
 /* GCG_SEC_VOCAB and GCG_SEC_TRIE (the byte trie: the brute-force mask
@@ -220,6 +214,15 @@ static gcg_status emit_sets(const mask_automaton *a, gcg_writer *w)
 }
 
 /* The mask automaton, roots and certificate sections. */
+void gcg_cert_entry_of(const mask_automaton *a, gcg_cert_entry *ce)
+{
+    memset(ce, 0, sizeof *ce);
+    ce->bounded = a->bounded ? GCG_CERT_BOUNDED : a->unbounded_reason;
+    ce->max_stack_reads = a->whole_reads, ce->max_set_ops = a->whole_set_ops;
+    ce->max_edges = a->whole_edges, ce->max_bytes = a->max_bytes;
+    memcpy(ce->unbounded_rule, a->unbounded_rule, sizeof ce->unbounded_rule);
+}
+
 gcg_status gcg_emit_automaton(const mask_automaton *a, uint32_t n_lr_states, gcg_writer *w)
 {
     gcg_status st = emit_sets(a, w);
@@ -239,11 +242,7 @@ gcg_status gcg_emit_automaton(const mask_automaton *a, uint32_t n_lr_states, gcg
     }
     if (st == GCG_OK) {
         gcg_cert_entry ce;
-        memset(&ce, 0, sizeof ce);
-        ce.bounded = a->bounded ? GCG_CERT_BOUNDED : a->unbounded_reason;
-        ce.max_stack_reads = a->whole_reads, ce.max_set_ops = a->whole_set_ops;
-        ce.max_edges = a->whole_edges, ce.max_bytes = a->max_bytes;
-        memcpy(ce.unbounded_rule, a->unbounded_rule, sizeof ce.unbounded_rule);
+        gcg_cert_entry_of(a, &ce);
         st = gcg_writer_add(w, GCG_SEC_CERTIFICATE, &ce, sizeof ce);
     }
     return st;

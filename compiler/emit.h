@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../runtime/artifact_format.h"
 #include "automaton.h"
 #include "byteclass.h"
 #include "cfg.h"
@@ -46,6 +47,9 @@ void gcg_vocab_sections_free(gcg_vocab_sections *s);
 /* Adds GCG_SEC_VOCAB_REF, then (unless by_reference) GCG_SEC_VOCAB and
  * GCG_SEC_TRIE. */
 gcg_status gcg_emit_vocab(const gcg_vocab_sections *s, bool by_reference, gcg_writer *w);
+
+/* The GCG_SEC_CERTIFICATE entry of a's certificate. */
+void gcg_cert_entry_of(const mask_automaton *a, gcg_cert_entry *ce);
 
 /* Adds the token sets, automaton, roots and certificate sections. */
 gcg_status gcg_emit_automaton(const mask_automaton *a, uint32_t n_lr_states, gcg_writer *w);

@@ -23,7 +23,6 @@ struct gcgc_result {
     uint8_t *artifact;
     size_t size;
     gcgc_stats stats;
-    const gcg_vocabulary *vocab; /* for reading the artifact back */
     char *text;       /* all messages, one a line (NULL: none, or no memory) */
 };
 
@@ -263,16 +262,6 @@ void gcgc_options_default(gcgc_options *opt)
     memset(opt, 0, sizeof *opt);
 }
 
-/* The certificate as the runtime reports it, read back from the artifact. */
-static void read_certificate(gcgc_result *r)
-{
-    gcg_artifact *art;
-    if (gcg_artifact_open_memory_vocab(r->artifact, r->size, r->vocab, &art, NULL) != GCG_OK)
-        return;
-    gcg_artifact_certificate(art, &r->stats.certificate);
-    gcg_artifact_free(art);
-}
-
 /* The diagnostics as printed text, made once so the result is read-only after. */
 static void format_messages(gcgc_result *r)
 {
@@ -333,10 +322,8 @@ gcg_status gcgc_compile(const gcgc_vocab *vocab, const char *src, size_t len, co
         .token_sets = cs.token_sets,
         .artifact_bytes = cs.artifact_bytes,
         .seconds = cs.seconds_total,
+        .certificate = cs.certificate,
     };
-    r->vocab = opt->vocab_by_reference && vocab ? vocab->rt : NULL;
-    if (st == GCG_OK)
-        read_certificate(r);
     format_messages(r);
     return st;
 }

@@ -529,13 +529,8 @@ const uint8_t *gcg_artifact_token_bytes(const gcg_artifact *a, uint32_t id, uint
     return a->v.bytes + a->v.offsets[id];
 }
 
-gcg_status gcg_artifact_certificate(const gcg_artifact *a, gcg_certificate *out)
+void gcg_cert_entry_decode(const gcg_cert_entry *c, gcg_certificate *out)
 {
-    if (!a || !out)
-        return GCG_ERR_ARG;
-    const gcg_cert_entry *c = a->mask.cert;
-    if (!c)
-        return GCG_ERR_NO_VOCAB;
     memset(out, 0, sizeof *out);
     out->bounded = c->bounded == GCG_CERT_BOUNDED;
     out->max_edges = c->max_edges;
@@ -547,6 +542,15 @@ gcg_status gcg_artifact_certificate(const gcg_artifact *a, gcg_certificate *out)
     out->max_bytes = c->max_bytes;
     memcpy(out->unbounded_rule, c->unbounded_rule, sizeof out->unbounded_rule);
     out->unbounded_rule[sizeof out->unbounded_rule - 1] = 0;
+}
+
+gcg_status gcg_artifact_certificate(const gcg_artifact *a, gcg_certificate *out)
+{
+    if (!a || !out)
+        return GCG_ERR_ARG;
+    if (!a->mask.cert)
+        return GCG_ERR_NO_VOCAB;
+    gcg_cert_entry_decode(a->mask.cert, out);
     return GCG_OK;
 }
 

@@ -137,6 +137,10 @@ gcg_status gcg_map_file(const char *path, uint8_t **mem, size_t *size, gcg_error
 gcg_status gcg_copy_aligned(const void *data, size_t size, uint8_t **mem, gcg_error *err);
 void gcg_release(uint8_t *mem, size_t size, bool mapped);
 
+/* A GCG_SEC_CERTIFICATE entry as gcg_artifact_certificate reports it (the
+ * compiler reports the certificate it wrote through the same decoding). */
+void gcg_cert_entry_decode(const gcg_cert_entry *e, gcg_certificate *out);
+
 /* The validated container behind an artifact (section table, sizes). */
 const gcg_container *gcg_artifact_container(const gcg_artifact *art);
 

@@ -60,6 +60,44 @@ START_TEST(compiles_in_memory)
 }
 END_TEST
 
+/* The certificate a compile reports is the one its artifact holds, field by
+ * field, bounded or not (the compile encodes the section and decodes it as
+ * the runtime does, without opening the artifact). */
+static void certificate_matches_artifact(const char *grammar, bool bounded, gcg_unbounded_reason reason,
+                                         const char *rule)
+{
+    gcgc_result *r;
+    ck_assert_int_eq(gcgc_compile(NULL, grammar, strlen(grammar), NULL, &r), GCG_OK);
+    size_t size;
+    const uint8_t *bytes = gcgc_result_artifact(r, &size);
+    gcgc_stats s;
+    gcgc_result_stats(r, &s);
+    gcg_artifact *art;
+    ck_assert_int_eq(gcg_artifact_open_memory(bytes, size, &art, NULL), GCG_OK);
+    gcg_certificate c;
+    ck_assert_int_eq(gcg_artifact_certificate(art, &c), GCG_OK);
+    ck_assert_int_eq(s.certificate.bounded, bounded);
+    ck_assert_int_eq(s.certificate.unbounded_reason, reason);
+    ck_assert_str_eq(s.certificate.unbounded_rule, rule);
+    ck_assert_int_eq(s.certificate.bounded, c.bounded);
+    ck_assert_uint_eq(s.certificate.max_stack_reads, c.max_stack_reads);
+    ck_assert_uint_eq(s.certificate.max_set_ops, c.max_set_ops);
+    ck_assert_uint_eq(s.certificate.max_edges, c.max_edges);
+    ck_assert_uint_eq(s.certificate.max_bytes, c.max_bytes);
+    ck_assert_int_eq(s.certificate.unbounded_reason, c.unbounded_reason);
+    ck_assert_str_eq(s.certificate.unbounded_rule, c.unbounded_rule);
+    ck_assert_uint_gt(c.max_set_ops, 0);
+    gcg_artifact_free(art);
+    gcgc_result_free(r);
+}
+
+START_TEST(reported_certificate_is_the_artifacts)
+{
+    certificate_matches_artifact(AB, true, GCG_UNBOUNDED_NONE, "");
+    certificate_matches_artifact("root ::= x \"b\"\nx ::= x x | \"a\"\n", false, GCG_UNBOUNDED_AMBIGUITY, "x");
+}
+END_TEST
+
 /* A counted chain over a nullable item is lowered short, does not fold and
  * is lowered again in full (compiler/compile.c): the language is the whole
  * chain's, and the warnings of the first attempt are not repeated. */
@@ -249,6 +287,7 @@ int main(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, compiles_in_memory);
     tcase_add_test(tc, short_chain_lowered_again);
+    tcase_add_test(tc, reported_certificate_is_the_artifacts);
     tcase_add_test(tc, grammar_error_has_position);
     tcase_add_test(tc, threads_share_a_vocabulary);
     tcase_add_test(tc, vocabulary_errors_name_the_file);
