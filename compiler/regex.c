@@ -2,7 +2,9 @@
  * regex.c — ECMAScript pattern -> GBNF (see regex.h). A recursive-descent
  * parser of ECMA-262 22.2.1 (Pattern) that writes GBNF as it goes: each atom
  * becomes a parenthesized expression, each character class the JSON string
- * unit of its code point set.
+ * unit of its code point set. Asked for (gcg_regex_to_dfa), it builds the
+ * pattern's Thompson NFA beside the text, fragment by fragment
+ * (regex_dfa.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include "regex.h"
+#include "regex_dfa.h"
 #include "schema_charset.h"
 #include "utf8_ranges.h"
 
@@ -37,7 +40,36 @@ typedef struct rx {
     gcg_status st;
     char *err;
     size_t err_len;
+    rx_nfa *nfa;   /* NULL: text only                                     */
+    rx_frag frag;  /* the NFA of what the last parse function read        */
+    bool padded;   /* a top-level alternative is unanchored at one end    */
 } rx;
+
+/* ---- the NFA beside the text (no-ops without one) ----------------------- */
+
+/* After an error the fragments are stale: nothing more is built. */
+static bool nf_on(const rx *p)
+{
+    return p->nfa && p->st == GCG_OK;
+}
+
+static rx_frag nf_cat(rx *p, rx_frag x, rx_frag y)
+{
+    return nf_on(p) ? rx_nfa_cat(p->nfa, x, y) : x;
+}
+
+/* Any character, any number of times: an unanchored end's padding. */
+static rx_frag nf_any_star(rx *p)
+{
+    if (!nf_on(p))
+        return p->frag;
+    cp_set all = {0};
+    cp_set_add(&all, 0, CP_MAX);
+    rx_frag f = rx_nfa_repeat(p->nfa, rx_nfa_set(p->nfa, &all), 0, UINT32_MAX);
+    p->nfa->oom |= all.oom;
+    cp_set_free(&all);
+    return f;
+}
 
 static void fail(rx *p, gcg_status st, const char *fmt, ...)
 {
@@ -330,6 +362,8 @@ static lens atom(rx *p, gcg_buf *out, const char *any_char)
     class_of_atom(p, c, &set);
     if (p->st == GCG_OK)
         emit_set(p, &set, out);
+    if (nf_on(p))
+        p->frag = rx_nfa_set(p->nfa, &set);
     cp_set_free(&set);
     return (lens){1, 1};
 }
@@ -416,6 +450,8 @@ static lens sequence(rx *p, gcg_buf *out, bool top, const char *any_char)
         p->i++;
         anchored_start = true;
     }
+    bool have = top && !anchored_start;
+    rx_frag acc = have ? nf_any_star(p) : p->frag;
     if (top && !anchored_start)
         gcg_buf_printf(out, "%s* ", any_char);
     gcg_buf_puts(out, "(");
@@ -438,6 +474,10 @@ static lens sequence(rx *p, gcg_buf *out, bool top, const char *any_char)
         uint32_t min, max;
         gcg_buf_puts(out, " ");
         bool q = quantifier(p, &min, &max);
+        if (q && nf_on(p))
+            p->frag = rx_nfa_repeat(p->nfa, p->frag, min, max);
+        acc = have ? nf_cat(p, acc, p->frag) : p->frag;
+        have = true;
         if (q)
             a = (lens){mul_sat(a.min, min), max == UINT32_MAX ? (a.max ? LEN_INF : 0) : mul_sat(a.max, max)};
         l = (lens){add_sat(l.min, a.min), add_sat(l.max, a.max)};
@@ -453,10 +493,13 @@ static lens sequence(rx *p, gcg_buf *out, bool top, const char *any_char)
         gcg_buf_free(&item);
     }
     gcg_buf_puts(out, " )");
+    if (nf_on(p) && !have)
+        acc = rx_nfa_empty(p->nfa);
     if (top && !anchored_end)
-        gcg_buf_printf(out, " %s*", any_char);
+        gcg_buf_printf(out, " %s*", any_char), acc = nf_cat(p, acc, nf_any_star(p));
     if (top && (!anchored_start || !anchored_end))
-        l.max = LEN_INF;
+        l.max = LEN_INF, p->padded = true;
+    p->frag = acc;
     return l;
 }
 
@@ -464,12 +507,28 @@ static lens sequence(rx *p, gcg_buf *out, bool top, const char *any_char)
 static lens alternation(rx *p, gcg_buf *out, bool top, const char *any_char)
 {
     lens l = sequence(p, out, top, any_char);
+    rx_frag acc = p->frag;
     while (!at_end(p) && peek(p) == '|') {
         p->i++;
         gcg_buf_puts(out, " | ");
         lens m = sequence(p, out, top, any_char);
         l = (lens){m.min < l.min ? m.min : l.min, m.max > l.max ? m.max : l.max};
+        acc = nf_on(p) ? rx_nfa_alt(p->nfa, acc, p->frag) : acc;
     }
+    p->frag = acc;
+    return l;
+}
+
+/* Parses the whole pattern into out (and p->nfa when set). */
+static lens parse(rx *p, gcg_buf *out, const char *any_char)
+{
+    gcg_buf_puts(out, "( ");
+    lens l = alternation(p, out, true, any_char);
+    gcg_buf_puts(out, " )");
+    if (p->st == GCG_OK && p->i < p->n)
+        fail(p, GCG_ERR_FORMAT, "unbalanced )");
+    if (out->oom)
+        fail(p, GCG_ERR_NOMEM, "out of memory");
     return l;
 }
 
@@ -477,23 +536,38 @@ gcg_status gcg_regex_to_gbnf(const char *pat, size_t len, const char *any_char, 
                              size_t err_len, uint64_t *min_len, uint64_t *max_len)
 {
     char dummy[1];
-    rx p = {(const unsigned char *)pat, len, 0, 0, GCG_OK, err ? err : dummy, err ? err_len : 1};
+    rx p = {.s = (const unsigned char *)pat, .n = len, .st = GCG_OK, .err = err ? err : dummy,
+            .err_len = err ? err_len : 1};
     gcg_buf tmp = {0};
-    gcg_buf_puts(&tmp, "( ");
-    lens l = alternation(&p, &tmp, true, any_char);
+    lens l = parse(&p, &tmp, any_char);
     if (min_len)
         *min_len = l.min;
     if (max_len)
         *max_len = l.max;
-    gcg_buf_puts(&tmp, " )");
-    if (p.st == GCG_OK && p.i < p.n)
-        fail(&p, GCG_ERR_FORMAT, "unbalanced )");
-    if (tmp.oom)
-        fail(&p, GCG_ERR_NOMEM, "out of memory");
     if (p.st == GCG_OK)
         gcg_buf_putn(out, tmp.s, tmp.len);
     gcg_buf_free(&tmp);
     return p.st;
+}
+
+gcg_status gcg_regex_to_dfa(const char *pat, size_t len, uint32_t max_states, gcg_regex_dfa *out, bool *searches)
+{
+    char err[1];
+    rx_nfa nfa;
+    rx_nfa_init(&nfa, GCG_REGEX_NFA_LIMIT);
+    rx p = {.s = (const unsigned char *)pat, .n = len, .st = GCG_OK, .err = err, .err_len = sizeof err,
+            .nfa = &nfa};
+    gcg_buf text = {0};
+    parse(&p, &text, "c");
+    gcg_buf_free(&text);
+    gcg_status st = p.st;
+    if (st == GCG_OK)
+        st = gcg_regex_dfa_build(&nfa, p.frag, max_states, out);
+    else
+        memset(out, 0, sizeof *out);
+    *searches = p.padded;
+    rx_nfa_free(&nfa);
+    return st;
 }
 
 /* ---- simple patterns ------------------------------------------------------ */
@@ -548,7 +622,7 @@ static bool simple_terms(rx *p, gcg_regex_simple *sp)
 bool gcg_regex_simple_parse(const char *pat, size_t len, gcg_regex_simple *sp)
 {
     char err[8];
-    rx p = {(const unsigned char *)pat, len, 0, 0, GCG_OK, err, sizeof err};
+    rx p = {.s = (const unsigned char *)pat, .n = len, .st = GCG_OK, .err = err, .err_len = sizeof err};
     memset(sp, 0, sizeof *sp);
     if (peek(&p) == '^' && p.i < p.n)
         p.i++, sp->start = true;

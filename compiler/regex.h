@@ -39,6 +39,18 @@
 gcg_status gcg_regex_to_gbnf(const char *pat, size_t len, const char *any_char, gcg_buf *out, char *err,
                              size_t err_len, uint64_t *min_len, uint64_t *max_len);
 
+/* The pattern's language (the decoded string's code points, search
+ * semantics included) as a minimal DFA of at most max_states states
+ * (regex_dfa.h), and in *searches whether some top-level alternative is
+ * unanchored at an end, the case whose GBNF transcription is ambiguous.
+ * GCG_ERR_LIMIT when the NFA (GCG_REGEX_NFA_LIMIT states) or the DFA would be
+ * larger, or the language is empty; the errors of gcg_regex_to_gbnf
+ * otherwise (without the message: ask gcg_regex_to_gbnf for it). */
+#define GCG_REGEX_NFA_LIMIT 2048u
+struct gcg_regex_dfa;
+gcg_status gcg_regex_to_dfa(const char *pat, size_t len, uint32_t max_states, struct gcg_regex_dfa *out,
+                            bool *searches);
+
 /* A pattern of the shape ^? A1 .. Ak B{m,n}? $? where every A and B is one
  * character class (a character, an escape, [...] or .): the shape a schema
  * converter can test names against and complement (patternProperties). */

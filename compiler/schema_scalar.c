@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "regex.h"
+#include "regex_dfa.h"
 #include "schema_charset.h"
 #include "schema_internal.h"
 
@@ -619,6 +620,69 @@ static bool length_bound(sctx *c, json_t *s, const char *kw, const char *ptr, ui
     return true;
 }
 
+/* A DFA this large still writes a small grammar; larger ones keep the
+ * pattern's own shape (its counted repetitions share walks, horizon.h). */
+#define PATTERN_DFA_STATES 64
+
+/* P_q for each state q of d: the strings that lead from the start to q,
+ * as a left-linear rule (P_q ::= P_p unit | ..., and "" for the start), so
+ * the parser reads the string on one stack. */
+static void dfa_rules(sctx *c, const gcg_regex_dfa *d, const sx_decl *P, gcg_buf *body)
+{
+    for (uint32_t q = 0; q < d->n_states; q++) {
+        gcg_buf_free(body);
+        if (q == 0)
+            gcg_buf_puts(body, "\"\"");
+        for (uint32_t p = 0; p < d->n_states; p++) {
+            cp_set into = {0};
+            for (uint32_t k = 0; k < d->n_classes; k++)
+                if (d->next[(size_t)p * d->n_classes + k] == q)
+                    cp_set_add_set(&into, &d->classes[k]);
+            cp_set_normalize(&into);
+            if (!cp_set_empty(&into)) {
+                gcg_buf_printf(body, "%s%s ", body->len ? " | " : "", P[p].name);
+                cp_set_json_unit(&into, body);
+            }
+            body->oom |= into.oom;
+            cp_set_free(&into);
+        }
+        sx_define(c, P[q], body->s);
+    }
+}
+
+/* A searching pattern (unanchored at an end) as its minimal DFA: written
+ * as GBNF, `any* alpha any*` would let GLR keep a stack for every place
+ * `alpha` might start (regex_dfa.h). False, with nothing written, for other
+ * patterns and for DFAs over PATTERN_DFA_STATES. */
+static bool pattern_dfa(sctx *c, json_t *pat, const char *ptr, gcg_buf *out)
+{
+    gcg_regex_dfa d;
+    bool searches = false;
+    if (gcg_regex_to_dfa(json_string_value(pat), json_string_length(pat), PATTERN_DFA_STATES, &d, &searches) !=
+        GCG_OK)
+        return false;
+    char *base = searches ? sx_rule_name_for(ptr) : NULL;
+    sx_decl *P = base ? calloc(d.n_states, sizeof *P) : NULL;
+    if (P) {
+        char sfx[32];
+        for (uint32_t q = 0; q < d.n_states; q++)
+            snprintf(sfx, sizeof sfx, "pattern%u", q), P[q] = sx_declare(c, base, sfx);
+        gcg_buf body = {0};
+        dfa_rules(c, &d, P, &body);
+        out->oom |= body.oom;
+        gcg_buf_free(&body);
+        gcg_buf_puts(out, "\"\\\"\" (");
+        for (uint32_t q = 0, n = 0; q < d.n_states; q++)
+            if (d.accept[q])
+                gcg_buf_printf(out, "%s %s", n++ ? " |" : "", P[q].name);
+        gcg_buf_puts(out, " ) \"\\\"\"");
+    }
+    bool written = P != NULL;
+    free(P), free(base);
+    gcg_regex_dfa_free(&d);
+    return written;
+}
+
 void sx_string_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
 {
     uint64_t min = 0, max = 0;
@@ -656,6 +720,8 @@ void sx_string_body(sctx *c, json_t *s, const char *ptr, gcg_buf *out)
             sx_error(c, GCG_ERR_FORMAT, ptr, "\"pattern\" must be a string");
             return;
         }
+        if (pattern_dfa(c, pat, ptr, out))
+            return;
         char err[300];
         gcg_buf tmp = {0};
         gcg_status st = gcg_regex_to_gbnf(json_string_value(pat), json_string_length(pat), SX_CHAR, &tmp, err,

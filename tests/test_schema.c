@@ -271,6 +271,53 @@ START_TEST(strings)
 }
 END_TEST
 
+/* The stats of compiling a schema (masks included). */
+static gcgc_stats schema_stats(const char *schema)
+{
+    gcgc_options o;
+    gcgc_options_default(&o);
+    gcgc_result *r = NULL;
+    char *m = NULL;
+    ck_assert_int_eq(gcgc_compile_schema(NULL, schema, strlen(schema), NULL, &o, &r, &m), GCG_OK);
+    gcgc_stats st;
+    gcgc_result_stats(r, &st);
+    gcgc_result_free(r), free(m);
+    return st;
+}
+
+/* A pattern unanchored at an end is written as its minimal DFA, one
+ * left-linear rule per state: no GLR conflict, a bounded certificate (the
+ * transcription any* a b any* forks at every a). Past PATTERN_DFA_STATES
+ * the pattern keeps its own shape. */
+START_TEST(search_patterns_as_dfa)
+{
+    char *g = gbnf("{\"type\":\"string\",\"pattern\":\"ab\"}");
+    ck_assert_str_eq(g, "root ::= ws root-value ws\n"
+                        "root-value ::= \"\\\"\" ( root-pattern2 ) \"\\\"\"\n"
+                        "root-pattern0 ::= \"\" | root-pattern0 ( [ !#-\\[\\]-`b-\\x7F] | json-nonascii | json-esc ) | "
+                        "root-pattern1 ( [ !#-\\[\\]-`c-\\x7F] | json-nonascii | json-esc )\n"
+                        "root-pattern1 ::= root-pattern0 [a] | root-pattern1 [a]\n"
+                        "root-pattern2 ::= root-pattern1 [b] | root-pattern2 ( [ !#-\\[\\]-\\x7F] | json-nonascii | json-esc )\n"
+                        "json-esc ::= \"\\\\\" [\"\\\\/bfnrt] | \"\\\\u00\" [01] [0-9a-fA-F] | \"\\\\u00\" ( \"2\" ( \"2\" | [fF] ) | \"5\" [cC] )\n"
+                        "json-nonascii ::= [\\x80-\\uD7FF\\uE000-\\U0010FFFF]\n"
+                        "ws ::= [ \\t\\n\\r]*\n");
+    free(g);
+    gcgc_stats st = schema_stats("{\"type\":\"string\",\"pattern\":\"^dev|alpha|beta|rc|RC|stable$\"}");
+    ck_assert_uint_eq(st.sr_conflicts, 0);
+    ck_assert_uint_eq(st.rr_conflicts, 0);
+    ck_assert(st.certificate.bounded);
+    check_sets("{\"type\":\"string\",\"pattern\":\"^dev|alpha|beta|rc|RC|stable$\"}",
+               V("\"dev\"", "\"dev1\"", "\"1.0-alpha2\"", "\"xbeta\"", "\"RC\"", "\"stable\"", "\"un-stable\"",
+                 "\"\\u0022rc\""),
+               V("\"\"", "\"xdev\"", "\"alph\"", "\"stable!\"", "\"Rc\""));
+    /* "an a, seventy characters, a b" needs 2^70 states: the pattern's shape */
+    g = gbnf("{\"type\":\"string\",\"pattern\":\"a.{70}b\"}");
+    ck_assert_ptr_null(strstr(g, "-pattern0"));
+    ck_assert_ptr_nonnull(strstr(g, "\"\\\"\" ( json-char* ( [a] (("));
+    free(g);
+}
+END_TEST
+
 START_TEST(numbers)
 {
     check_root("{\"type\":\"integer\",\"minimum\":10,\"maximum\":25}",
@@ -616,6 +663,7 @@ int main(void)
     TCase *tc = tcase_create("keywords");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, types);
+    tcase_add_test(tc, search_patterns_as_dfa);
     tcase_add_test(tc, enum_const);
     tcase_add_test(tc, enum_checked_against_the_schema);
     tcase_add_test(tc, objects);
