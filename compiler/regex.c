@@ -43,6 +43,7 @@ typedef struct rx {
     rx_nfa *nfa;   /* NULL: text only                                     */
     rx_frag frag;  /* the NFA of what the last parse function read        */
     bool padded;   /* a top-level alternative is unanchored at one end    */
+    uint32_t most; /* the largest count of a quantifier ({m,n}: n, or m)   */
 } rx;
 
 /* ---- the NFA beside the text (no-ops without one) ----------------------- */
@@ -476,6 +477,10 @@ static lens sequence(rx *p, gcg_buf *out, bool top, const char *any_char)
         bool q = quantifier(p, &min, &max);
         if (q && nf_on(p))
             p->frag = rx_nfa_repeat(p->nfa, p->frag, min, max);
+        if (q) {
+            uint32_t big = max == UINT32_MAX ? min : max;
+            p->most = big > p->most ? big : p->most;
+        }
         acc = have ? nf_cat(p, acc, p->frag) : p->frag;
         have = true;
         if (q)
@@ -550,7 +555,8 @@ gcg_status gcg_regex_to_gbnf(const char *pat, size_t len, const char *any_char, 
     return p.st;
 }
 
-gcg_status gcg_regex_to_dfa(const char *pat, size_t len, uint32_t max_states, gcg_regex_dfa *out, bool *searches)
+gcg_status gcg_regex_to_dfa(const char *pat, size_t len, uint32_t max_states, gcg_regex_dfa *out, bool *searches,
+                            uint32_t *most_count)
 {
     char err[1];
     rx_nfa nfa;
@@ -565,7 +571,7 @@ gcg_status gcg_regex_to_dfa(const char *pat, size_t len, uint32_t max_states, gc
         st = gcg_regex_dfa_build(&nfa, p.frag, max_states, out);
     else
         memset(out, 0, sizeof *out);
-    *searches = p.padded;
+    *searches = p.padded, *most_count = p.most;
     rx_nfa_free(&nfa);
     return st;
 }

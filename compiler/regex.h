@@ -41,15 +41,16 @@ gcg_status gcg_regex_to_gbnf(const char *pat, size_t len, const char *any_char, 
 
 /* The pattern's language (the decoded string's code points, search
  * semantics included) as a minimal DFA of at most max_states states
- * (regex_dfa.h), and in *searches whether some top-level alternative is
- * unanchored at an end, the case whose GBNF transcription is ambiguous.
+ * (regex_dfa.h); in *searches whether some top-level alternative is
+ * unanchored at an end (its GBNF transcription is then ambiguous), in
+ * *most_count the largest count of its {m,n} quantifiers (0: none).
  * GCG_ERR_LIMIT when the NFA (GCG_REGEX_NFA_LIMIT states) or the DFA would be
  * larger, or the language is empty; the errors of gcg_regex_to_gbnf
  * otherwise (without the message: ask gcg_regex_to_gbnf for it). */
 #define GCG_REGEX_NFA_LIMIT 2048u
 struct gcg_regex_dfa;
 gcg_status gcg_regex_to_dfa(const char *pat, size_t len, uint32_t max_states, struct gcg_regex_dfa *out,
-                            bool *searches);
+                            bool *searches, uint32_t *most_count);
 
 /* A pattern of the shape ^? A1 .. Ak B{m,n}? $? where every A and B is one
  * character class (a character, an escape, [...] or .): the shape a schema

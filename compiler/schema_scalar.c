@@ -621,8 +621,11 @@ static bool length_bound(sctx *c, json_t *s, const char *kw, const char *ptr, ui
 }
 
 /* A DFA this large still writes a small grammar; larger ones keep the
- * pattern's own shape (its counted repetitions share walks, horizon.h). */
+ * pattern's own shape. So do anchored patterns with a count over
+ * PATTERN_DFA_COUNT: their chains share walks (horizon.h), DFA states do
+ * not, and their transcription is no more ambiguous than the count. */
 #define PATTERN_DFA_STATES 64
+#define PATTERN_DFA_COUNT 16
 
 /* P_q for each state q of d: the strings that lead from the start to q,
  * as a left-linear rule (P_q ::= P_p unit | ..., and "" for the start), so
@@ -650,18 +653,20 @@ static void dfa_rules(sctx *c, const gcg_regex_dfa *d, const sx_decl *P, gcg_buf
     }
 }
 
-/* A searching pattern (unanchored at an end) as its minimal DFA: written
- * as GBNF, `any* alpha any*` would let GLR keep a stack for every place
- * `alpha` might start (regex_dfa.h). False, with nothing written, for other
- * patterns and for DFAs over PATTERN_DFA_STATES. */
+/* A pattern as its minimal DFA: written as GBNF, `any* alpha any*` lets
+ * GLR keep a stack for every place `alpha` might start, and `(a|ab)(c|bcd)`
+ * or `([a-z/]*)*` fork too (regex_dfa.h). False, with nothing written, for
+ * DFAs over PATTERN_DFA_STATES and anchored patterns counting past
+ * PATTERN_DFA_COUNT. */
 static bool pattern_dfa(sctx *c, json_t *pat, const char *ptr, gcg_buf *out)
 {
     gcg_regex_dfa d;
     bool searches = false;
-    if (gcg_regex_to_dfa(json_string_value(pat), json_string_length(pat), PATTERN_DFA_STATES, &d, &searches) !=
-        GCG_OK)
+    uint32_t most = 0;
+    if (gcg_regex_to_dfa(json_string_value(pat), json_string_length(pat), PATTERN_DFA_STATES, &d, &searches,
+                         &most) != GCG_OK)
         return false;
-    char *base = searches ? sx_rule_name_for(ptr) : NULL;
+    char *base = searches || most <= PATTERN_DFA_COUNT ? sx_rule_name_for(ptr) : NULL;
     sx_decl *P = base ? calloc(d.n_states, sizeof *P) : NULL;
     if (P) {
         char sfx[32];

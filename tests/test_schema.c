@@ -285,10 +285,10 @@ static gcgc_stats schema_stats(const char *schema)
     return st;
 }
 
-/* A pattern unanchored at an end is written as its minimal DFA, one
- * left-linear rule per state: no GLR conflict, a bounded certificate (the
- * transcription any* a b any* forks at every a). Past PATTERN_DFA_STATES
- * the pattern keeps its own shape. */
+/* A pattern is written as its minimal DFA, one left-linear rule per state:
+ * no GLR conflict, a bounded certificate (the transcription any* a b any*
+ * forks at every a). Past PATTERN_DFA_STATES, or anchored and counting past
+ * 16, the pattern keeps its own shape. */
 START_TEST(search_patterns_as_dfa)
 {
     char *g = gbnf("{\"type\":\"string\",\"pattern\":\"ab\"}");
@@ -310,6 +310,18 @@ START_TEST(search_patterns_as_dfa)
                V("\"dev\"", "\"dev1\"", "\"1.0-alpha2\"", "\"xbeta\"", "\"RC\"", "\"stable\"", "\"un-stable\"",
                  "\"\\u0022rc\""),
                V("\"\"", "\"xdev\"", "\"alph\"", "\"stable!\"", "\"Rc\""));
+    /* anchored: a DFA when the transcription may fork, the pattern's shape
+     * when it counts past 16 (chains share walks) */
+    g = gbnf("{\"type\":\"string\",\"pattern\":\"^(a|ab)(c|bcd)$\"}");
+    ck_assert_ptr_nonnull(strstr(g, "root-pattern0 ::= \"\"\n"));
+    free(g);
+    st = schema_stats("{\"type\":\"string\",\"pattern\":\"^(a|ab)(c|bcd)$\"}");
+    ck_assert_uint_eq(st.sr_conflicts + st.rr_conflicts, 0);
+    check_sets("{\"type\":\"string\",\"pattern\":\"^(a|ab)(c|bcd)$\"}", V("\"ac\"", "\"abcd\"", "\"abc\""),
+               V("\"ab\"", "\"abcdx\"", "\"bcd\""));
+    g = gbnf("{\"type\":\"string\",\"pattern\":\"^[a-z]{1,40}$\"}");
+    ck_assert_ptr_null(strstr(g, "-pattern0"));
+    free(g);
     /* "an a, seventy characters, a b" needs 2^70 states: the pattern's shape */
     g = gbnf("{\"type\":\"string\",\"pattern\":\"a.{70}b\"}");
     ck_assert_ptr_null(strstr(g, "-pattern0"));
