@@ -533,13 +533,19 @@ run "$GCG" info sref.gcg
 check_grep "schema artifact by reference" 1 err "vocabulary mismatch"
 run "$GCGC" compile --schema sx.json --vocab bytes.gcgv --vocab-hex paren.hex -o sref.gcg
 check_grep "gcgc compile --schema two vocabularies" 2 err "^gcgc: give one of --tokenizer, --vocab-hex and --vocab$"
-# an unanchored pattern with two open-ended branches: stacks grow with the input
-printf '{"pattern": "(a[a-z]+)|(b[a-z]+)"}' >su.json
+# two open objects under anyOf: both parse every member, and the stacks of
+# the two branches grow with the input
+printf '{"anyOf": [{"type": "object", "properties": {"a": {"type": "string"}}},
+ {"type": "object", "properties": {"b": {"type": "string"}}}]}' >su.json
 run "$GCGC" compile --schema su.json -o su.gcg
-check_grep "gcgc compile --schema prints the certificate" 0 err '^certificate: unbounded \(rule json-char\)$'
+check_grep "gcgc compile --schema prints the certificate" 0 err '^certificate: unbounded \(rule root-anyOf-0\)$'
 rm -f su2.gcg
 run "$GCGC" compile --schema su.json --strict-latency -o su2.gcg
-check_grep "gcgc compile --schema --strict-latency" 1 err '^su\.json: error: latency unbounded: .*rule "json-char" \(--strict-latency\)$'
+check_grep "gcgc compile --schema --strict-latency" 1 err '^su\.json: error: latency unbounded: .*rule "root-anyOf-0" \(--strict-latency\)$'
+# a searching pattern is written as its DFA: one stack, a bounded certificate
+printf '{"pattern": "(a[a-z]+)|(b[a-z]+)"}' >sp.json
+run "$GCGC" compile --schema sp.json --strict-latency -o sp.gcg
+check_grep "gcgc compile --schema searching pattern bounded" 0 err '^certificate: at most 28 stack reads, '
 [[ ! -e su2.gcg ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL --strict-latency wrote su2.gcg"; }
 run "$GCGC" compile --schema sx.json --strict-latency -o sx2.gcg
 check_grep "gcgc compile --schema --strict-latency bounded" 0 err '^certificate: at most [0-9]+ stack reads'
