@@ -6,7 +6,8 @@
 #include "regex_dfa.h"
 
 #define MAX_CLASSES 256      /* code point classes a DFA may read          */
-#define MAX_MOVES 20000000u  /* NFA states read by the subset construction */
+#define MAX_MOVES 4000000u   /* NFA states the subset construction reads and
+                                closes over (about 0.1 s at worst)          */
 
 /* ---- the NFA ---------------------------------------------------------------- */
 
@@ -316,6 +317,7 @@ typedef struct subsets {
     uint32_t *data, n_data, cap_data; /* each DFA state's NFA states, sorted */
     uint32_t *start, n, cap;          /* n + 1 offsets                        */
     uint32_t *next;                   /* n * n_classes                        */
+    uint64_t *hash;                   /* per DFA state, of its list           */
     bool *accept;
 } subsets;
 
@@ -391,8 +393,11 @@ static void collapse_universal(const builder *b, subsets *ss, uint32_t at)
 static uint32_t intern(subsets *ss, uint32_t at, uint32_t n_classes, uint32_t max, bool *over)
 {
     uint32_t len = ss->n_data - at;
+    uint64_t h = len;
+    for (uint32_t k = at; k < ss->n_data; k++)
+        h = (h ^ ss->data[k]) * 0x9E3779B97F4A7C15ull;
     for (uint32_t d = 0; d < ss->n; d++)
-        if (ss->start[d + 1] - ss->start[d] == len &&
+        if (ss->hash[d] == h && ss->start[d + 1] - ss->start[d] == len &&
             memcmp(ss->data + ss->start[d], ss->data + at, (size_t)len * sizeof *ss->data) == 0) {
             ss->n_data = at;
             return d;
@@ -409,10 +414,14 @@ static uint32_t intern(subsets *ss, uint32_t at, uint32_t n_classes, uint32_t ma
         uint32_t *nx = realloc(ss->next, (size_t)cap * (n_classes ? n_classes : 1) * sizeof *nx);
         if (nx)
             ss->next = nx;
-        if (!st || !nx)
+        uint64_t *hs = realloc(ss->hash, (size_t)cap * sizeof *hs);
+        if (hs)
+            ss->hash = hs;
+        if (!st || !nx || !hs)
             return GCG_REGEX_DEAD;
         ss->cap = cap;
     }
+    ss->hash[ss->n] = h;
     ss->start[ss->n] = at, ss->start[ss->n + 1] = ss->n_data;
     return ss->n++;
 }
@@ -445,6 +454,8 @@ static gcg_status construct(builder *b, rx_frag f, uint32_t max, subsets *ss)
             uint32_t to = GCG_REGEX_DEAD, at = ss->n_data;
             if (n && !close_push(b, ss, n))
                 return GCG_ERR_NOMEM;
+            if ((moves += ss->n_data - at) > MAX_MOVES)
+                return GCG_ERR_LIMIT;
             if (n)
                 collapse_universal(b, ss, at);
             if (n && (to = intern(ss, at, b->n_classes, max, &over)) == GCG_REGEX_DEAD)
@@ -479,37 +490,63 @@ static void mark_live(const subsets *ss, uint32_t k, bool *live)
     }
 }
 
+/* The block of d's transition on class c (GCG_REGEX_DEAD: none or dead). */
+static uint32_t block_on(const subsets *ss, uint32_t k, const uint32_t *block, uint32_t d, uint32_t c)
+{
+    uint32_t t = ss->next[(size_t)d * k + c];
+    return t == GCG_REGEX_DEAD ? t : block[t];
+}
+
+static bool same_signature(const subsets *ss, uint32_t k, const uint32_t *block, uint32_t d, uint32_t e)
+{
+    if (block[d] != block[e])
+        return false;
+    for (uint32_t c = 0; c < k; c++)
+        if (block_on(ss, k, block, d, c) != block_on(ss, k, block, e, c))
+            return false;
+    return true;
+}
+
 /* Moore: blocks split by acceptance, then by the blocks their transitions
- * reach, until no block splits. */
+ * reach, until no block splits. Each round hashes every state's signature
+ * (its block and its successors' blocks) into a table, so a round costs
+ * O(states x classes). Returns the number of blocks, 0 out of memory. */
 static uint32_t refine(const subsets *ss, uint32_t k, const bool *live, uint32_t *block, uint32_t *tmp)
 {
+    uint32_t cap = 16;
+    while (cap < 2 * ss->n)
+        cap *= 2;
+    uint32_t *slot = malloc((size_t)cap * sizeof *slot);
+    if (!slot)
+        return 0;
     uint32_t n_blocks = 0;
     for (uint32_t d = 0; d < ss->n; d++)
         block[d] = !live[d] ? GCG_REGEX_DEAD : ss->accept[d];
     for (;;) {
         uint32_t m = 0;
+        memset(slot, 0xff, (size_t)cap * sizeof *slot);
         for (uint32_t d = 0; d < ss->n; d++) {
             tmp[d] = GCG_REGEX_DEAD;
             if (block[d] == GCG_REGEX_DEAD)
                 continue;
-            for (uint32_t e = 0; e < d && tmp[d] == GCG_REGEX_DEAD; e++) {
-                bool same = block[e] == block[d];
-                for (uint32_t c = 0; same && c < k; c++) {
-                    uint32_t x = ss->next[(size_t)d * k + c], y = ss->next[(size_t)e * k + c];
-                    x = x == GCG_REGEX_DEAD ? x : block[x], y = y == GCG_REGEX_DEAD ? y : block[y];
-                    same = x == y;
-                }
-                if (same)
-                    tmp[d] = tmp[e];
-            }
-            if (tmp[d] == GCG_REGEX_DEAD)
-                tmp[d] = m++;
+            uint64_t h = block[d];
+            for (uint32_t c = 0; c < k; c++)
+                h = (h ^ block_on(ss, k, block, d, c)) * 0x9E3779B97F4A7C15ull;
+            uint32_t i = (uint32_t)(h >> 32) & (cap - 1);
+            while (slot[i] != UINT32_MAX && !same_signature(ss, k, block, slot[i], d))
+                i = (i + 1) & (cap - 1);
+            if (slot[i] == UINT32_MAX)
+                slot[i] = d, tmp[d] = m++;
+            else
+                tmp[d] = tmp[slot[i]];
         }
         memcpy(block, tmp, (size_t)ss->n * sizeof *block);
         if (m == n_blocks)
-            return m;
+            break;
         n_blocks = m;
     }
+    free(slot);
+    return n_blocks;
 }
 
 /* The minimal DFA: blocks numbered in breadth-first order from the start's. */
@@ -586,6 +623,8 @@ gcg_status gcg_regex_dfa_build(const rx_nfa *a, rx_frag f, uint32_t max_states, 
     if (st == GCG_OK && !live[0]) /* the empty language: nothing to build */
         st = GCG_ERR_LIMIT;
     uint32_t m = st == GCG_OK ? refine(&ss, b.n_classes, live, block, tmp) : 0;
+    if (st == GCG_OK && m == 0)
+        st = GCG_ERR_NOMEM;
     if (st == GCG_OK && m > max_states)
         st = GCG_ERR_LIMIT;
     if (st == GCG_OK)
@@ -595,7 +634,7 @@ gcg_status gcg_regex_dfa_build(const rx_nfa *a, rx_frag f, uint32_t max_states, 
     free(live), free(block), free(tmp), free(seen);
     free(b.bound), free(b.edge), free(b.bits), free(b.rep), free(b.class_of), free(b.edge_ix), free(b.mark),
         free(b.stack), free(b.univ), free(scratch.data);
-    free(ss.data), free(ss.start), free(ss.next), free(ss.accept);
+    free(ss.data), free(ss.start), free(ss.next), free(ss.hash), free(ss.accept);
     return st;
 }
 
