@@ -16,6 +16,7 @@
 #include "gbnf.h"
 #include "lower.h"
 #include "lr_build.h"
+#include "lr_minimize.h"
 #include "normalize.h"
 #include "tags.h"
 #include "triggers.h"
@@ -96,6 +97,9 @@ static gcg_status build_tables(compilation *c, const char *src, size_t len,
     double t1 = now();
     if (st == GCG_OK)
         st = gcg_lr_build(&c->g, &c->bc, &opt->limits, &c->lr, diag);
+    stats->lr_states_built = c->lr.n_states;
+    if (st == GCG_OK && !opt->no_lr_merge)
+        st = gcg_lr_minimize(&c->lr, &c->g);
     stats->seconds_front = t1 - t0;
     stats->seconds_lr = now() - t1;
     if (st != GCG_OK)

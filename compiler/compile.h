@@ -32,6 +32,8 @@ typedef struct gcg_compile_options {
     bool no_automaton;         /* skip the mask automaton (byte-level matching only) */
     bool no_shared_walks;      /* walk every LR state (horizon.h off): for tests,
                                   which compare the two artifacts byte for byte */
+    bool no_lr_merge;          /* keep the LALR(1) states as built (lr_minimize.h
+                                  off): for tests, which compare the masks     */
     gcg_limits limits;         /* zero fields: the defaults (compile_limits.h)     */
     const gcgc_tag *tags;      /* tagged regions around free text (tags.h)         */
     uint32_t n_tags;
@@ -44,6 +46,7 @@ typedef struct gcg_compile_stats {
     uint32_t gbnf_rules;
     uint32_t nonterminals, productions, byte_classes;
     uint32_t lr_states, sr_conflicts, rr_conflicts;
+    uint32_t lr_states_built;  /* LALR(1) states before equivalent ones merged  */
     uint32_t trie_nodes, dfa_states, dfa_states_built, token_sets;
     uint32_t walks_shared;     /* root walks and resumes taken from a twin      */
     uint32_t roots_replayed;   /* root runs taken from an equal replay          */

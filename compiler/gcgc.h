@@ -185,7 +185,8 @@ typedef struct gcgc_result gcgc_result;
 typedef enum gcgc_severity { GCGC_ERROR = 0, GCGC_WARNING = 1, GCGC_NOTE = 2 } gcgc_severity;
 
 typedef struct gcgc_stats {
-    uint32_t lr_states;        /* LALR(1) states                                     */
+    uint32_t lr_states;        /* LR states (equivalent LALR(1) states merged)       */
+    uint32_t lr_states_built;  /* ... LALR(1) states before merging                  */
     uint32_t sr_conflicts;     /* shift/reduce cells (GLR forks)                     */
     uint32_t rr_conflicts;     /* reduce/reduce cells                                */
     uint32_t automaton_states; /* mask automaton states (minimized)                  */

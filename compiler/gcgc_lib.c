@@ -315,6 +315,7 @@ gcg_status gcgc_compile(const gcgc_vocab *vocab, const char *src, size_t len, co
     gcg_status st = gcg_compile(src ? src : "", len, &co, false, &r->artifact, &r->size, &cs, &r->diag);
     r->stats = (gcgc_stats){
         .lr_states = cs.lr_states,
+        .lr_states_built = cs.lr_states_built,
         .sr_conflicts = cs.sr_conflicts,
         .rr_conflicts = cs.rr_conflicts,
         .automaton_states = cs.dfa_states,

@@ -634,7 +634,7 @@ void gcgc_print_certificate(FILE *out, const gcg_certificate *c)
 static void print_summary(const char *output, const gcgc_vocab *v, const gcgc_stats *s)
 {
     print_eos(v);
-    fprintf(stderr, "LR states: %u\n", s->lr_states);
+    fprintf(stderr, "LR states: %u (%u before merging)\n", s->lr_states, s->lr_states_built);
     fprintf(stderr, "conflicts: %u shift/reduce, %u reduce/reduce\n", s->sr_conflicts,
             s->rr_conflicts);
     fprintf(stderr, "automaton: %u states (%u before minimization), %u token sets\n", s->automaton_states,
@@ -648,6 +648,7 @@ static void print_summary(const char *output, const gcgc_vocab *v, const gcgc_st
 static void print_stats(const gcgc_stats *s)
 {
     printf("LR states: %u\n", s->lr_states);
+    printf("LR states before merging: %u\n", s->lr_states_built);
     printf("conflicts: %u shift/reduce, %u reduce/reduce\n", s->sr_conflicts, s->rr_conflicts);
     printf("automaton states: %u\n", s->automaton_states);
     printf("automaton states before minimization: %u\n", s->automaton_states_built);

@@ -14,6 +14,9 @@
  *   - two reductions with the same lhs and length are merged, not counted;
  *   - a state whose shifts advance 64 items, and one with 65; a closure of
  *     600 items;
+ *   - merging equivalent states (gcg_lr_minimize): root ::= "a" t | "b" t
+ *     8 -> 6 states, its reductions of root made one production; with t and
+ *     u of one body, only the two states reducing root merge (10 -> 9);
  *   - structural properties on the shipped grammars: every shift/goto target
  *     has the symbol it was reached by as its accessing symbol, every cell
  *     decodes to an existing state or production.
@@ -33,6 +36,7 @@
 #include "gbnf.h"
 #include "lower.h"
 #include "lr_build.h"
+#include "lr_minimize.h"
 #include "normalize.h"
 
 typedef struct built {
@@ -597,6 +601,80 @@ START_TEST(test_tables_consistent)
 }
 END_TEST
 
+/* ---- merged states (lr_minimize.h) ------------------------------------------ */
+
+/* The state reached from 0 by shifting `bytes` (no conflicts on the way). */
+static uint32_t after(const built *b, const char *bytes)
+{
+    uint32_t s = 0;
+    for (const char *p = bytes; *p; p++) {
+        uint32_t a = lr_action(&b->t, s, b->bc.class_of[(uint8_t)*p]);
+        ck_assert_uint_eq(GCG_ACT_KIND(a), GCG_ACT_SHIFT);
+        s = GCG_ACT_ARG(a);
+    }
+    return s;
+}
+
+/* The reduction state s makes at end of input: its production. */
+static uint32_t reduce_at_end(const built *b, uint32_t s)
+{
+    uint32_t a = lr_action(&b->t, s, b->t.n_terms - 1);
+    ck_assert_uint_eq(GCG_ACT_KIND(a), GCG_ACT_REDUCE);
+    return GCG_ACT_ARG(a);
+}
+
+/* 0, $start ::= root ., after "a", after "b", t ::= x . y, t ::= x y .,
+ * root ::= a t ., root ::= b t .: eight states; "a" and "b" lead to one
+ * state, and so do "a" t and "b" t, both reducing by root's first
+ * production of length 2. */
+START_TEST(merges_equivalent_states)
+{
+    built b;
+    build_src("root ::= \"a\" t | \"b\" t\nt ::= \"x\" \"y\"\n", &b);
+    ck_assert_uint_eq(b.t.n_states, 8);
+    ck_assert_uint_ne(after(&b, "a"), after(&b, "b"));
+    uint32_t t = nt(&b, "t");
+    uint32_t at = lr_goto(&b.t, after(&b, "a"), t), bt = lr_goto(&b.t, after(&b, "b"), t);
+    ck_assert_uint_ne(reduce_at_end(&b, at), reduce_at_end(&b, bt));
+    uint32_t first = reduce_at_end(&b, at) < reduce_at_end(&b, bt) ? reduce_at_end(&b, at) : reduce_at_end(&b, bt);
+    uint32_t sr = b.t.sr_conflicts, rr = b.t.rr_conflicts;
+
+    ck_assert_int_eq(gcg_lr_minimize(&b.t, &b.g), GCG_OK);
+    ck_assert_uint_eq(b.t.n_states, 6);
+    ck_assert_uint_eq(after(&b, "a"), after(&b, "b"));
+    at = lr_goto(&b.t, after(&b, "a"), t);
+    ck_assert_uint_eq(at, lr_goto(&b.t, after(&b, "b"), t));
+    ck_assert_uint_eq(reduce_at_end(&b, at), first);
+    ck_assert_uint_eq(after(&b, "ax"), after(&b, "bx"));
+    ck_assert_uint_eq(GCG_ACT_KIND(lr_action(&b.t, after(&b, "axy"), b.t.n_terms - 1)), GCG_ACT_REDUCE);
+    /* the start state stays 0, and accepts only what it did */
+    ck_assert_uint_eq(b.t.accessing[0], UINT32_MAX);
+    ck_assert_uint_eq(lr_action(&b.t, 0, b.bc.class_of['x']), GCG_ACT_ERROR);
+    ck_assert_uint_eq(b.t.sr_conflicts, sr);
+    ck_assert_uint_eq(b.t.rr_conflicts, rr);
+    built_free(&b);
+}
+END_TEST
+
+/* t and u have one body but are different nonterminals: the states of
+ * their bodies reduce different left sides, and so do the states after "a"
+ * and "b" by their gotos; only root ::= a t . and root ::= b u ., which
+ * both reduce root by two, merge: 10 states, then 9. */
+START_TEST(keeps_different_left_sides)
+{
+    built b;
+    build_src("root ::= \"a\" t | \"b\" u\nt ::= \"x\" \"y\"\nu ::= \"x\" \"y\"\n", &b);
+    ck_assert_uint_eq(b.t.n_states, 10);
+    ck_assert_int_eq(gcg_lr_minimize(&b.t, &b.g), GCG_OK);
+    ck_assert_uint_eq(b.t.n_states, 9);
+    ck_assert_uint_ne(after(&b, "a"), after(&b, "b"));
+    ck_assert_uint_ne(after(&b, "ax"), after(&b, "bx"));
+    ck_assert_uint_ne(after(&b, "axy"), after(&b, "bxy"));
+    ck_assert_uint_eq(lr_goto(&b.t, after(&b, "a"), nt(&b, "t")), lr_goto(&b.t, after(&b, "b"), nt(&b, "u")));
+    built_free(&b);
+}
+END_TEST
+
 static Suite *lr_suite(void)
 {
     Suite *s = suite_create("lr");
@@ -611,6 +689,8 @@ static Suite *lr_suite(void)
     tcase_add_test(tc, test_same_lhs_and_length_merged);
     tcase_add_test(tc, test_many_items_per_state);
     tcase_add_test(tc, test_many_rules_per_state);
+    tcase_add_test(tc, merges_equivalent_states);
+    tcase_add_test(tc, keeps_different_left_sides);
     suite_add_tcase(s, tc);
     tc = tcase_create("shipped");
     tcase_add_loop_test(tc, test_tables_consistent, 0, sizeof shipped / sizeof *shipped);

@@ -527,16 +527,17 @@ static uint32_t walk_within(gcg_matcher *m, const gcg_certificate *c, const char
     }
 }
 
-/* s ::= a "x" | b "x" with a and b both deriving "p" (b also "q", so the
- * two rules are not one merged rule): on "x" after "p" both
+/* s ::= a "x" | b "x" "x"? with a and b both deriving "p" (b also "q", so
+ * the two rules are not one merged rule): on "x" after "p" both
  * reductions apply (one byte of lookahead cannot choose), so after "px" two
- * stacks are alive, [0 a ax] and [0 b bx]; "!" reduces both to the same
- * [0 s]. Every mask is decided by the top state (no read below), so the
- * bound is 2 stacks x 1 pair. */
+ * stacks are alive, [0 a ax] and [0 b bx] (bx, which may shift a second
+ * "x", is no state ax is equivalent to: lr_minimize.h); "!" reduces both to
+ * the same [0 s]. Every mask is decided by the top state (no read below),
+ * so the bound is 2 stacks x 1 pair. */
 START_TEST(test_cert_fork_remerges)
 {
     gcg_artifact *art;
-    gcg_certificate c = cert_of("root ::= s \"!\"\ns ::= a \"x\" | b \"x\"\na ::= \"p\"\nb ::= \"p\" | \"q\"\n", &art);
+    gcg_certificate c = cert_of("root ::= s \"!\"\ns ::= a \"x\" | b \"x\" \"x\"?\na ::= \"p\"\nb ::= \"p\" | \"q\"\n", &art);
     ck_assert(c.bounded);
     ck_assert_uint_eq(c.unbounded_reason, GCG_UNBOUNDED_NONE);
     ck_assert_uint_eq(c.max_stack_reads, 2);
