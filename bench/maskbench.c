@@ -13,7 +13,11 @@
  * wrong answer (valid rejected, invalid accepted, or a mask that forbids a
  * token of a valid instance) is the failure that matters; a refusal (the
  * schema uses something gcg does not enforce, or a limit) is reported by
- * reason. Each file runs in a child process under a CPU-time limit (and ten
+ * reason. Where the artifact's latency certificate is bounded, every mask of
+ * a valid instance is checked against it: the stack reads, edges and set
+ * operations one fill_mask did (gcg_mask_stats) may not pass what the
+ * certificate states, and an instance whose masks do is a failure too. Each
+ * file runs in a child process under a CPU-time limit (and ten
  * times that in wall time), so one slow compile or a crash is one refusal,
  * not a stalled run.
  *
@@ -21,8 +25,8 @@
  *                      [--timeout SECONDS] [--budget SECONDS] [--lenient] [--verbose]
  * --budget: start no file after that many seconds of wall time; the files
  * left are counted and named as not run, and the tables cover the others.
- * JOBS.txt is written by maskbench_tok.mjs. Exit status: 0 no wrong answer,
- * 1 a wrong answer, 2 usage or unreadable input.
+ * JOBS.txt is written by maskbench_tok.mjs. Exit status: 0 no wrong answer
+ * and no mask over its certificate, 1 either, 2 usage or unreadable input.
  */
 #include <errno.h>
 #include <signal.h>
@@ -74,6 +78,9 @@ typedef struct totals {
     dvec compile_s, compile_first_s, mask_ns, commit_ns, both_ns;
     unsigned wrong_valid, wrong_invalid, wrong_mask, order_only;
     unsigned order_files;
+    uint64_t cert_masks, cert_over; /* masks of bounded artifacts checked, over it */
+    unsigned cert_files;            /* files whose certificate is bounded        */
+    double cert_most[3];            /* most observed / certified: reads, edges, set ops */
 } totals;
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -252,17 +259,26 @@ static void child(const gcgc_vocab *v, const job *j, bool lenient, int fd)
         gcg_matcher_new(art, NULL, &m, NULL);
         size_t words = gcg_artifact_mask_words(art);
         uint32_t *mask = calloc(words, sizeof *mask);
+        gcg_certificate cert;
+        bool bounded = gcg_artifact_certificate(art, &cert) == GCG_OK && cert.bounded;
+        fwrite(&bounded, sizeof bounded, 1, out);
         for (size_t i = 0; i < j->n; i++) {
             const test *t = &j->t[i];
             gcg_matcher_reset(m);
             int wrong = 0;
             uint32_t n = 0;
             uint32_t *lat = t->has_ids ? malloc(2 * (t->n_ids + 1) * sizeof *lat) : NULL;
+            uint32_t use[3] = {0, 0, 0}; /* the most reads, edges, set ops of one mask */
             if (t->valid && t->has_ids) {
                 for (size_t k = 0; k < t->n_ids && !wrong; k++) {
                     double a = now();
                     gcg_matcher_fill_mask(m, mask, words);
                     double b = now();
+                    gcg_mask_stats ms;
+                    gcg_matcher_last_mask_stats(m, &ms);
+                    use[0] = ms.stack_reads > use[0] ? ms.stack_reads : use[0];
+                    use[1] = ms.edges > use[1] ? ms.edges : use[1];
+                    use[2] = ms.set_ops > use[2] ? ms.set_ops : use[2];
                     bool allowed = (mask[t->ids[k] / 32] >> (t->ids[k] % 32)) & 1;
                     gcg_status cs = gcg_matcher_commit(m, t->ids[k]);
                     double c = now();
@@ -289,6 +305,10 @@ static void child(const gcgc_vocab *v, const job *j, bool lenient, int fd)
             fwrite(&n, sizeof n, 1, out);
             if (n)
                 fwrite(lat, sizeof *lat, 2 * n, out);
+            if (bounded) { /* the most one mask did, next to what was certified */
+                uint32_t c[6] = {use[0], cert.max_stack_reads, use[1], cert.max_edges, use[2], cert.max_set_ops};
+                fwrite(c, sizeof c, 1, out);
+            }
             free(lat);
         }
         free(mask);
@@ -378,7 +398,9 @@ static void run_job(const gcgc_vocab *v, job *j, totals *T, unsigned timeout, bo
     bool ok = fread(&kind, sizeof kind, 1, in) == 1 && fread(&secs, sizeof secs, 1, in) == 1 &&
               fread(&first, sizeof first, 1, in) == 1 && fread(reason, sizeof reason, 1, in) == 1;
     reason[sizeof reason - 1] = 0;
-    unsigned wrong = 0, done = 0, order = 0;
+    bool bounded = false;
+    ok = ok && (kind != 0 || fread(&bounded, sizeof bounded, 1, in) == 1);
+    unsigned wrong = 0, done = 0, order = 0, cert_over = 0;
     uint32_t slow_mask = 0, slow_commit = 0; /* the file's slowest steps, ns */
     uint32_t steps = 0, over = 0;            /* its steps, and those over 10 us  */
     for (size_t i = 0; ok && kind == 0 && i < j->n; i++) {
@@ -395,6 +417,15 @@ static void run_job(const gcgc_vocab *v, job *j, totals *T, unsigned timeout, bo
             slow_commit = p[1] > slow_commit ? p[1] : slow_commit;
             steps++, over += (uint64_t)p[0] + p[1] > 10000;
         }
+        uint32_t c[6];
+        if (bounded && fread(c, sizeof c, 1, in) != 1)
+            break;
+        for (int k = 0; bounded && n && k < 3; k++) {
+            cert_over += c[2 * k] > c[2 * k + 1];
+            double r = c[2 * k + 1] ? (double)c[2 * k] / c[2 * k + 1] : 0;
+            T->cert_most[k] = r > T->cert_most[k] ? r : T->cert_most[k];
+        }
+        T->cert_masks += bounded ? n : 0;
         done++;
         if (w == 4) {
             order++;
@@ -430,6 +461,11 @@ static void run_job(const gcgc_vocab *v, job *j, totals *T, unsigned timeout, bo
         return;
     }
     sp->compiled++;
+    T->cert_files += bounded;
+    T->cert_over += cert_over;
+    if (verbose && cert_over)
+        fprintf(stderr, "OVER %s: %u instances had a mask do more work than the certificate states\n", j->name,
+                cert_over);
     dpush(&T->compile_s, secs);
     dpush(&T->compile_first_s, first);
     if (verbose && over) /* steps over the 10 us target of mask+commit p99.9 */
@@ -466,6 +502,10 @@ static void report(totals *T)
            all.refused, all.wrong, all.order, all.files ? 100.0 * all.passing / all.files : 0);
     printf("\nwrong answers: %u valid rejected, %u invalid accepted, %u masks forbidding a valid token\n",
            T->wrong_valid, T->wrong_invalid, T->wrong_mask);
+    printf("certificate: %llu masks of %u files certified bounded checked, %llu instances over it; the most "
+           "used: stack reads %.0f%%, edges %.0f%%, set operations %.0f%%\n",
+           (unsigned long long)T->cert_masks, T->cert_files, (unsigned long long)T->cert_over,
+           100 * T->cert_most[0], 100 * T->cert_most[1], 100 * T->cert_most[2]);
     printf("order: %u valid instances in %u files accepted only with their keys in schema order\n"
            "       (gcg's documented property order; such a file does not pass)\n",
            T->order_only, T->order_files);
@@ -571,7 +611,7 @@ int main(int argc, char **argv)
     if (not_run)
         printf("\nbudget of %u s reached: %u files not run (the tables above cover the files run)\n", budget,
                not_run);
-    unsigned wrong = T->wrong_valid + T->wrong_invalid + T->wrong_mask;
+    unsigned wrong = T->wrong_valid + T->wrong_invalid + T->wrong_mask + (unsigned)T->cert_over;
     free(T->compile_s.v), free(T->compile_first_s.v), free(T->mask_ns.v), free(T->commit_ns.v), free(T->both_ns.v);
     free(T);
     gcgc_vocab_free(v);
