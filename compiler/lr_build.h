@@ -34,7 +34,8 @@ typedef struct lr_tables {
     uint32_t *prod_lhs;    /* n_prods */
     uint32_t *prod_len;    /* n_prods */
     uint32_t *accessing;   /* per state: nonterminal, or CFG_TERM | class of one
-                              shift into it; the start state has UINT32_MAX    */
+                              shift into it; the start state has UINT32_MAX
+                              (after gcg_lr_minimize, only its kind is exact)  */
     uint32_t sr_conflicts; /* cells with a shift and a reduce                   */
     uint32_t rr_conflicts; /* cells with several distinct reduces               */
 } lr_tables;

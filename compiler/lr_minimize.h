@@ -29,8 +29,11 @@
 /* Replaces t by its quotient (state 0 stays the start; the others are
  * numbered by their smallest member) and every reduction by the first
  * production of its left side and length (counted productions stand for
- * themselves). The conflict counts stay those of the LALR(1) tables.
- * GCG_ERR_NOMEM leaves t recognizing what it did, its states unmerged. */
+ * themselves). A merged state's accessing symbol is that of its smallest
+ * member: the same kind (terminal, nonterminal, none) as every member's,
+ * not always the same symbol. The conflict counts stay those of the
+ * LALR(1) tables. GCG_ERR_NOMEM leaves t recognizing what it did, its
+ * states unmerged. */
 gcg_status gcg_lr_minimize(lr_tables *t, const cfg *g);
 
 #endif /* GCG_LR_MINIMIZE_H */
