@@ -635,9 +635,21 @@ static gcg_status emit_cell(lr_tables *t, uint32_t *cell, const cell_acts *c)
     return GCG_OK;
 }
 
+/* Whether a reduction of state s reads a closure item's lookaheads: only an
+ * ε-production completes outside the kernel, whose items' lookaheads are
+ * stored (item_la). Most states need no close_la for their actions. */
+static bool reduces_in_closure(const builder *b, uint32_t s)
+{
+    for (uint32_t i = b->kern_len[s]; i < b->clos_len[s]; i++)
+        if (next_sym(b, b->clos[b->clos_start[s] + i]) == UINT32_MAX)
+            return true;
+    return false;
+}
+
 static gcg_status state_actions(builder *b, lr_tables *t, uint32_t s, cell_acts *cells)
 {
-    close_la(b, s);
+    if (reduces_in_closure(b, s))
+        close_la(b, s);
     for (uint32_t x = 0; x < b->T; x++) {
         cells[x].n = 0;
         cells[x].overflow = false;
