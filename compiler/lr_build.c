@@ -635,9 +635,9 @@ static gcg_status emit_cell(lr_tables *t, uint32_t *cell, const cell_acts *c)
     return GCG_OK;
 }
 
-/* Whether a reduction of state s reads a closure item's lookaheads: only an
- * ε-production completes outside the kernel, whose items' lookaheads are
- * stored (item_la). Most states need no close_la for their actions. */
+/* Whether a reduction of state s needs closure lookaheads (close_la): a
+ * kernel item's are stored (item_la), and only an ε-production completes
+ * outside the kernel. Most states have none, and skip the pass. */
 static bool reduces_in_closure(const builder *b, uint32_t s)
 {
     for (uint32_t i = b->kern_len[s]; i < b->clos_len[s]; i++)
