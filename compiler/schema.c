@@ -550,9 +550,12 @@ static json_t *merge(sctx *c, json_t *a, json_t *b, const char *ptr)
     return m;
 }
 
-/* Folds allOf (and a $ref with siblings) into one schema; new reference. */
+/* Folds allOf (and a $ref with siblings) into one schema; new reference.
+ * Each round counts as a level of depth while the fold lasts, so that allOf
+ * reached again through $ref stops at SX_MAX_DEPTH. */
 static json_t *flatten(sctx *c, json_t *s, const char *ptr)
 {
+    unsigned depth = c->depth;
     json_t *cur = deref(c, s, ptr);
     json_t *all;
     while (cur && json_is_object(cur) && json_is_array(all = json_object_get(cur, "allOf"))) {
@@ -568,8 +571,11 @@ static json_t *flatten(sctx *c, json_t *s, const char *ptr)
         json_t *acc = rest;
         size_t i;
         json_t *e;
-        json_array_foreach(all, i, e) {
-            json_t *n = acc ? merge(c, acc, e, ptr) : NULL;
+        json_array_foreach(all, i, e) { /* each branch folded first: its own
+                                           allOf's properties in their place */
+            json_t *f = acc ? flatten(c, e, ptr) : NULL;
+            json_t *n = f ? merge(c, acc, f, ptr) : NULL;
+            json_decref(f);
             json_decref(acc);
             acc = n;
         }
@@ -580,6 +586,7 @@ static json_t *flatten(sctx *c, json_t *s, const char *ptr)
         json_decref(cur);
         cur = d;
     }
+    c->depth = depth;
     return cur;
 }
 

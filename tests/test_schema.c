@@ -400,6 +400,18 @@ START_TEST(combinators)
     gcg_artifact_free(a);
     check_error("{\"allOf\":[{\"pattern\":\"a\"},{\"pattern\":\"b\"}]}", GCG_ERR_FORMAT, "#/allOf:",
                 "\"pattern\"");
+    /* a branch's own allOf is folded in its place: its properties come first */
+    check_sets("{\"allOf\":[{\"allOf\":[{\"properties\":{\"a\":{\"type\":\"integer\"}}}]},"
+               "{\"properties\":{\"b\":{\"type\":\"integer\"}}}]}",
+               V("{\"a\":1,\"b\":2}", "{\"b\":2}"), V("{\"b\":2,\"a\":1}", "{\"a\":\"x\"}"));
+    /* folding one allOf leaves no depth behind: 80 of them side by side */
+    char wide[4096];
+    int at = snprintf(wide, sizeof wide, "{\"type\":\"object\",\"properties\":{");
+    for (int i = 0; i < 80; i++)
+        at += snprintf(wide + at, sizeof wide - (size_t)at, "%s\"p%d\":{\"allOf\":[{\"type\":\"integer\"}]}",
+                       i ? "," : "", i);
+    snprintf(wide + at, sizeof wide - (size_t)at, "}}");
+    check_sets(wide, V("{\"p0\":1,\"p79\":2}"), V("{\"p79\":\"x\"}"));
 }
 END_TEST
 
