@@ -276,6 +276,17 @@ static const char *const annotations[] = {
     "$dynamicAnchor", "deprecated", "readOnly", "writeOnly", "contentEncoding", "contentMediaType",
     "contentSchema", "$defs", "definitions", "$vocabulary", "discriminator", "nullable_", NULL};
 
+/* The keywords that assert or apply subschemas (2020-12 and the draft-04/06/07
+ * spellings): any other keyword is an annotation (4.3.1), whatever its
+ * value, and two allOf branches may disagree on it. */
+static const char *const constraining[] = {
+    "type", "enum", "const", "properties", "required", "additionalProperties", "patternProperties",
+    "propertyNames", "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies",
+    "items", "prefixItems", "additionalItems", "contains", "minContains", "maxContains", "minItems", "maxItems",
+    "uniqueItems", "unevaluatedItems", "unevaluatedProperties", "minLength", "maxLength", "pattern", "format",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "allOf", "anyOf", "oneOf", "not",
+    "if", "then", "else", "$ref", "$dynamicRef", "$recursiveRef", NULL};
+
 /* Keywords that constrain but are not enforced. */
 static const char *const unenforced[] = {
     "not", "if", "then", "else", "uniqueItems", "contains", "minContains", "maxContains",
@@ -503,8 +514,8 @@ static bool merge_kw(sctx *c, json_t *m, const char *k, json_t *x, json_t *y, co
         json_array_append_new(all, json_pack("{s:O}", k, y));
         if (strcmp(k, "allOf") != 0)
             json_object_del(m, k);
-    } else if (in_list(annotations, k)) {
-        /* keep the first */
+    } else if (in_list(annotations, k) || !in_list(constraining, k)) {
+        /* an annotation ("help", "x-intellij-html-description"): keep the first */
     } else {
         char *p = sx_ptr(ptr, "allOf");
         sx_error(c, GCG_ERR_FORMAT, p ? p : ptr, "cannot intersect two different \"%s\" exactly", k);

@@ -412,6 +412,10 @@ START_TEST(combinators)
                        i ? "," : "", i);
     snprintf(wide + at, sizeof wide - (size_t)at, "}}");
     check_sets(wide, V("{\"p0\":1,\"p79\":2}"), V("{\"p79\":\"x\"}"));
+    /* keywords outside the vocabulary annotate: branches may disagree on them */
+    check_sets("{\"allOf\":[{\"type\":\"string\",\"help\":\"a\",\"x-doc\":{\"k\":1}},"
+               "{\"maxLength\":2,\"help\":\"b\",\"x-doc\":[2]}]}",
+               V("\"\"", "\"ab\""), V("\"abc\"", "1", "null"));
 }
 END_TEST
 
