@@ -12,7 +12,7 @@
  * vocabulary is prepared once and shared by every grammar of a batch. An
  * output is written to a temporary file and renamed, only after the
  * artifact has been loaded back and validated, so OUT is never half-written
- * or unloadable; -o writes regular files only (see write_output).
+ * or unloadable; -o writes regular files only (see cli_output.h).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -25,6 +25,7 @@
 
 #include "compile.h"
 #include "check_tables.h"
+#include "cli_output.h"
 #include "count.h"
 #include "gcg.h"
 #include "gcgc.h"
@@ -265,37 +266,6 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
-/* Writes bytes to `path` through a temporary file in the same directory and
- * rename(2). Returns 0, or -1 with errno set. */
-static int write_file_atomic(const char *path, const uint8_t *data, size_t n)
-{
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + sizeof ".tmp.XXXXXX");
-    if (!tmp)
-        return -1;
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
-    int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    int rc = f && fchmod(fd, 0644) == 0 && fwrite(data, 1, n, f) == n ? 0 : -1;
-    int e = errno;
-    if (f && fclose(f) != 0 && rc == 0) {
-        rc = -1;
-        e = errno;
-    } else if (!f && fd >= 0) {
-        close(fd);
-    }
-    if (rc == 0 && rename(tmp, path) != 0) {
-        rc = -1;
-        e = errno;
-    }
-    if (rc != 0 && fd >= 0)
-        unlink(tmp);
-    free(tmp);
-    errno = e;
-    return rc;
-}
-
 /* ---- argument parsing ----------------------------------------------------- */
 
 /* An option that takes a value, and the commands that accept it. */
@@ -466,94 +436,21 @@ static int parse_args(const char *cmd, int argc, char **argv, cli_args *a)
 
 /* ---- output files ---------------------------------------------------------- */
 
-static bool same_file(const struct stat *x, const char *path)
-{
-    struct stat y;
-    return path && stat(path, &y) == 0 && x->st_dev == y.st_dev && x->st_ino == y.st_ino;
-}
-
-/* What a non-regular file is, for the message. */
-static const char *file_kind(mode_t m)
-{
-    return S_ISDIR(m) ? "a directory" : S_ISCHR(m) || S_ISBLK(m) ? "a device"
-           : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
-}
-
-static int write_stdout(const uint8_t *data, size_t n)
-{
-    if (fwrite(data, 1, n, stdout) != n || fflush(stdout) != 0) {
-        fprintf(stderr, "gcgc: cannot write the artifact to stdout: %s\n", strerror(errno));
-        return EXIT_ERRORS;
-    }
-    return 0;
-}
-
-/* The file a symlink leads to: realpath, or for a link to a file not yet
- * there, the link's own text (relative to the link's directory) when that
- * is not a link again. NULL with errno set otherwise. */
-static char *link_target(const char *path)
-{
-    char *real = realpath(path, NULL);
-    if (real || errno != ENOENT)
-        return real;
-    char text[4096];
-    ssize_t n = readlink(path, text, sizeof text - 1);
-    if (n < 0)
-        return NULL;
-    text[n] = '\0';
-    const char *slash = strrchr(path, '/');
-    int dir = text[0] != '/' && slash ? (int)(slash - path) + 1 : 0;
-    char *t = malloc((size_t)dir + (size_t)n + 1);
-    if (!t)
-        return NULL;
-    sprintf(t, "%.*s%s", dir, path, text);
-    struct stat sb;
-    if (lstat(t, &sb) == 0 || errno != ENOENT) { /* there after all, or a chain: refuse */
-        free(t);
-        errno = ELOOP;
-        return NULL;
-    }
-    return t;
-}
-
-/* Writes an artifact to `path` ("-": stdout). A rename over a device, FIFO
- * or symlink would replace it by a regular file (as root, `-o /dev/null`
- * would destroy /dev/null), so only regular files are written: a symlink
- * is followed and its target replaced, anything else that is not a
- * regular file is refused, and so is any input of the compile. */
+/* Writes an artifact to `path` ("-": stdout), as cli_output.h says; the
+ * grammars and the vocabulary file are the inputs it may not replace. */
 static int write_output(const cli_args *a, const char *path, const uint8_t *data, size_t n)
 {
-    if (strcmp(path, "-") == 0)
-        return write_stdout(data, n);
-    char *target = NULL;
-    struct stat sb;
-    int rc = 0;
-    if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && !(target = link_target(path))) {
-        fprintf(stderr, "gcgc: cannot write %s: a symlink whose target cannot be resolved (%s)\n",
-                path, strerror(errno));
+    const char **inputs = malloc(((size_t)a->n_grammars + 4) * sizeof *inputs);
+    if (!inputs) {
+        fprintf(stderr, "gcgc: out of memory\n");
         return EXIT_ERRORS;
     }
-    const char *real = target ? target : path;
-    if (stat(real, &sb) == 0) {
-        bool input = false;
-        for (int i = 0; i < a->n_grammars; i++)
-            input |= same_file(&sb, a->grammars[i]);
-        input |= same_file(&sb, a->tokenizer) || same_file(&sb, a->vocab_hex) ||
-                 same_file(&sb, a->tiktoken) || same_file(&sb, a->vocab);
-        if (!S_ISREG(sb.st_mode)) {
-            fprintf(stderr, "gcgc: refusing to write %s: it is %s (-o writes regular files only)\n",
-                    path, file_kind(sb.st_mode));
-            rc = EXIT_ERRORS;
-        } else if (input) {
-            fprintf(stderr, "gcgc: refusing to write %s: it is an input of this compile\n", path);
-            rc = EXIT_ERRORS;
-        }
-    }
-    if (rc == 0 && write_file_atomic(real, data, n) != 0) {
-        fprintf(stderr, "gcgc: cannot write %s: %s\n", path, strerror(errno));
-        rc = EXIT_ERRORS;
-    }
-    free(target);
+    size_t k = 0;
+    for (int i = 0; i < a->n_grammars; i++)
+        inputs[k++] = a->grammars[i];
+    inputs[k++] = a->tokenizer, inputs[k++] = a->vocab_hex, inputs[k++] = a->tiktoken, inputs[k++] = a->vocab;
+    int rc = gcgc_cli_write(path, data, n, inputs, k);
+    free(inputs);
     return rc;
 }
 

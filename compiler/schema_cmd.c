@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_output.h"
 #include "gcgc.h"
 #include "schema_cmd.h"
 
@@ -18,6 +19,8 @@ static const char USAGE[] =
     "\n"
     "Converts a JSON Schema into a GBNF grammar (one rule per subschema, named after\n"
     "its JSON pointer), printed or written to G.gbnf, or compiles it into an artifact.\n"
+    "-o writes regular files only (a symlink is followed; a device, FIFO, directory or\n"
+    "an input of the command is refused).\n"
     "\n"
     "options:\n"
     "  --ws json|compact|max=N   whitespace between tokens: any (default), none, or\n"
@@ -146,19 +149,11 @@ static void print_messages(const char *file, const char *msgs)
     }
 }
 
-static int write_file(const char *path, const void *data, size_t n)
+/* The output file, never one of the command's inputs (cli_output.h). */
+static int write_file(const args *a, const void *data, size_t n)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    bool ok = f && fwrite(data, 1, n, f) == n;
-    ok = f && fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        fprintf(stderr, "gcgc: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-        return 1;
-    }
-    return 0;
+    const char *inputs[] = {a->schema, a->tokenizer, a->vocab_hex, a->gcgv};
+    return gcgc_cli_write(a->output, data, n, inputs, sizeof inputs / sizeof *inputs);
 }
 
 int gcgc_schema_cmd(int argc, char **argv)
@@ -176,7 +171,7 @@ int gcgc_schema_cmd(int argc, char **argv)
     print_messages(a.schema, msgs);
     rc = 1;
     if (st == GCG_OK)
-        rc = a.output ? write_file(a.output, gbnf, strlen(gbnf)) : (fputs(gbnf, stdout) == EOF);
+        rc = a.output ? write_file(&a, gbnf, strlen(gbnf)) : (fputs(gbnf, stdout) == EOF);
     free(gbnf);
     free(msgs);
     free(json);
@@ -227,7 +222,7 @@ int gcgc_schema_compile_cmd(int argc, char **argv)
         const uint8_t *art = gcgc_result_artifact(res, &size);
         gcgc_stats stats;
         gcgc_result_stats(res, &stats);
-        rc = write_file(a.output, art, size);
+        rc = write_file(&a, art, size);
         if (rc == 0) {
             fprintf(stderr, "%s: %u LR states, %u automaton states, %zu bytes, %.3f s\n", a.output,
                     stats.lr_states, stats.automaton_states, size, stats.seconds);

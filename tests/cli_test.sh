@@ -201,11 +201,11 @@ run "$GCGC" compile paren.gbnf -o adir
 check "gcgc -o directory refused" 1 "" "gcgc: refusing to write adir: it is a directory (-o writes regular files only)"
 cp paren.gbnf self.gbnf
 run "$GCGC" compile self.gbnf -o self.gbnf
-check "gcgc -o the input grammar refused" 1 "" "gcgc: refusing to write self.gbnf: it is an input of this compile"
+check "gcgc -o the input grammar refused" 1 "" "gcgc: refusing to write self.gbnf: it is an input of this command"
 cmp -s self.gbnf paren.gbnf && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL -o overwrote the grammar"; }
 ln -s self.gbnf self_link.gcg
 run "$GCGC" compile self.gbnf -o self_link.gcg
-check_grep "gcgc -o symlink to the input refused" 1 err '^gcgc: refusing to write self_link\.gcg: it is an input of this compile$'
+check_grep "gcgc -o symlink to the input refused" 1 err '^gcgc: refusing to write self_link\.gcg: it is an input of this command$'
 ln -s linked_target.gcg link.gcg
 run "$GCGC" compile paren.gbnf -o link.gcg
 check_grep "gcgc -o symlink written through" 0 err '^artifact: [0-9]+ bytes -> link\.gcg$'
@@ -537,6 +537,19 @@ check_grep "gcgc compile --schema two vocabularies" 2 err "^gcgc: give one of --
 # the two branches grow with the input
 printf '{"anyOf": [{"type": "object", "properties": {"a": {"type": "string"}}},
  {"type": "object", "properties": {"b": {"type": "string"}}}]}' >su.json
+# gcgc schema -o and gcgc compile --schema -o write as gcgc compile -o does
+# (compiler/cli_output.h): they replaced a device or FIFO by a regular file
+# (as root, /dev/null). A FIFO stands for both here.
+run "$GCGC" schema sx.json -o fifo.gcg
+check "gcgc schema -o FIFO refused" 1 "" "gcgc: refusing to write fifo.gcg: it is a FIFO (-o writes regular files only)"
+[[ -p fifo.gcg ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL schema -o replaced the FIFO"; }
+run "$GCGC" compile --schema sx.json -o fifo.gcg
+check "gcgc compile --schema -o FIFO refused" 1 "" "gcgc: refusing to write fifo.gcg: it is a FIFO (-o writes regular files only)"
+[[ -p fifo.gcg ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL compile --schema -o replaced the FIFO"; }
+cp sx.json sx_self.json
+run "$GCGC" schema sx_self.json -o sx_self.json
+check "gcgc schema -o the input refused" 1 "" "gcgc: refusing to write sx_self.json: it is an input of this command"
+cmp -s sx_self.json sx.json && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL schema -o overwrote the schema"; }
 run "$GCGC" compile --schema su.json -o su.gcg
 check_grep "gcgc compile --schema prints the certificate" 0 err '^certificate: unbounded \(rule root-anyOf-0\)$'
 rm -f su2.gcg
