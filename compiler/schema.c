@@ -514,8 +514,8 @@ static bool merge_kw(sctx *c, json_t *m, const char *k, json_t *x, json_t *y, co
         json_array_append_new(all, json_pack("{s:O}", k, y));
         if (strcmp(k, "allOf") != 0)
             json_object_del(m, k);
-    } else if (in_list(annotations, k) || !in_list(constraining, k)) {
-        /* an annotation ("help", "x-intellij-html-description"): keep the first */
+    } else if (!in_list(constraining, k)) {
+        /* an annotation ("title", "help", "x-…"): keep the first */
     } else {
         char *p = sx_ptr(ptr, "allOf");
         sx_error(c, GCG_ERR_FORMAT, p ? p : ptr, "cannot intersect two different \"%s\" exactly", k);
