@@ -27,6 +27,8 @@ typedef struct ctx {
     horizon hz;                      /* states whose walks are equal            */
     uint32_t *path, *reaches;        /* scratch: a chain of twins, agreements   */
     uint32_t *lhs_least;             /* scratch of d_summarize, per nonterminal */
+    uint32_t *head_of;               /* per state: the group it heads (index in
+                                        group), NONE between calls             */
     map64 resumed;                   /* (D, q) -> index into res                */
     map64 replays;                   /* a root run's replay (mask_sim.h) ->
                                         index into res                          */
@@ -49,6 +51,10 @@ typedef struct ctx {
                                         depth) of the configs waiting for the
                                         entry right below, one per lhs          */
     vec tq, tacc, tnext, tfrom;      /* transitions as found                    */
+    vec group;                       /* scratch: (gotos' hash, q) pairs of one
+                                        (D, state above), then a group         */
+    map64 unshared;                  /* (D, gotos' hash) whose shared run touched */
+    uint32_t group_min;              /* the fewest states resumed together      */
     gcg_status st;
 } ctx;
 
@@ -485,8 +491,10 @@ static void run_roots(ctx *c, uint8_t *done)
 
 /* Acc(D, q) and the next D: configurations waiting deeper move up by one
  * (into c->moved, in D's order), those waiting for this entry resume with q
- * exposed (in a shallow run, only those with a long token below). */
-static void resume_configs(ctx *c, uint32_t d, uint32_t q)
+ * exposed (in a shallow run, only those with a long token below); with
+ * `shared` a shared reference (mask_sim.h) whose members all take q's gotos,
+ * over it instead. */
+static void resume_configs(ctx *c, uint32_t d, uint32_t q, uint32_t shared)
 {
     uint32_t shallow = c->sim.shallow, last_lhs = NONE, to = GCG_NO_GOTO;
     for (uint32_t i = 0; i < c->d_len.v[d] && c->sim.st == GCG_OK; i++) {
@@ -501,15 +509,17 @@ static void resume_configs(ctx *c, uint32_t d, uint32_t q)
             continue; /* as gcg_mask_sim_resume would, without the goto */
         if (lhs != last_lhs) /* a state's configurations name few lhs, in runs */
             last_lhs = lhs, to = lr_goto(c->lr, q, lhs);
-        if (to != GCG_NO_GOTO)
+        if (to != GCG_NO_GOTO && shared == NONE)
             gcg_mask_sim_resume(&c->sim, node, q, to);
+        else if (to != GCG_NO_GOTO)
+            gcg_mask_sim_resume_shared(&c->sim, node, shared, to);
     }
 }
 
 static void run_resume(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_t *next)
 {
     run_begin(c);
-    resume_configs(c, d, q);
+    resume_configs(c, d, q, NONE);
     *acc = run_set(c, NONE, NONE);
     *next = d_id(c);
 }
@@ -564,7 +574,7 @@ static void run_resume_deep(ctx *c, uint32_t d, uint32_t q, uint32_t reach, uint
     uint32_t twin_acc = *acc;
     run_begin(c);
     gcg_mask_sim_set_shallow(&c->sim, reach);
-    resume_configs(c, d, q);
+    resume_configs(c, d, q, NONE);
     gcg_mask_sim_set_shallow(&c->sim, 0);
     if (deep_part_empty(c, twin_acc, *next, reach))
         return;
@@ -641,6 +651,110 @@ static void resume_result(ctx *c, uint32_t d, uint32_t q, uint32_t *acc, uint32_
     *acc = a, *next = nx;
 }
 
+/* ---- resumes shared by the states below ----------------------------------
+ *
+ * Resuming D over q asks q for its gotos on the nonterminals D's
+ * configurations reduce to, and walks on. Of the hundred places where an
+ * object's next member may start (o61596: 69,073 resumes of key tries),
+ * most give the same gotos, and within a token's reach nothing else tells
+ * them apart. So the states below one state that agree on D's gotos are
+ * resumed together, over a shared reference (mask_sim.h): a run that did
+ * not touch it is the run each would have made, and its result is kept for
+ * all of them; one that did is dropped (and that group of D's not tried
+ * again), and they are resumed one by one. */
+
+#define GROUP_WORDS 3 /* (gotos' hash, two words; q) */
+/* A shared run makes forms of its own, where a member's own run reuses the
+ * forms its q met before: it costs about what five to seven of them do
+ * (kb_708, whose groups have 5.6 members on average, gained no time from
+ * groups of two or more), so only larger groups are shared. */
+#define GROUP_MIN 8
+
+static uint64_t gotos_hash(const ctx *c, uint32_t d, uint32_t q)
+{
+    const uint32_t *rd = c->d_reads.v + c->d_reads_start.v[d];
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (uint32_t i = 0; i < c->d_reads_len.v[d]; i++)
+        h = (h ^ lr_goto(c->lr, q, rd[2 * i])) * 0x100000001B3ull;
+    return h;
+}
+
+static bool same_gotos(const ctx *c, uint32_t d, uint32_t p, uint32_t q)
+{
+    const uint32_t *rd = c->d_reads.v + c->d_reads_start.v[d];
+    for (uint32_t i = 0; i < c->d_reads_len.v[d]; i++)
+        if (lr_goto(c->lr, p, rd[2 * i]) != lr_goto(c->lr, q, rd[2 * i]))
+            return false;
+    return true;
+}
+
+/* Groups the states below `above` not yet resumed with D by D's gotos
+ * (c->group, sorted: a group's first record is its least state, the first
+ * the loop over `above`'s predecessors meets) and marks the first of each
+ * group of group_min or more in head_of. Returns whether it marked any. */
+static bool group_resumes(ctx *c, uint32_t d, uint32_t above)
+{
+    uint32_t lo = c->sim.pred_first[above], hi = c->sim.pred_first[above + 1];
+    c->group.n = 0;
+    if (!c->sim.share || hi - lo < c->group_min || c->d_reads_len.v[d] == 0)
+        return false;
+    for (uint32_t k = lo; k < hi; k++) {
+        uint32_t q = c->sim.pred[k];
+        if (gcg_map64_slot(&c->resumed, ((uint64_t)d << 32) | q, false))
+            continue;
+        uint64_t h = gotos_hash(c, d, q);
+        if (!gcg_vec_push(&c->group, (uint32_t)(h >> 32)) || !gcg_vec_push(&c->group, (uint32_t)h) ||
+            !gcg_vec_push(&c->group, q))
+            return fail(c, GCG_ERR_NOMEM);
+    }
+    uint32_t n = c->group.n / GROUP_WORDS;
+    if (n < c->group_min || !gcg_sort_records(c->group.v, n, GROUP_WORDS, &c->sort_tmp))
+        return n >= c->group_min ? fail(c, GCG_ERR_NOMEM) : false;
+    bool any = false;
+    for (uint32_t i = 0, j; i < n; i = j) {
+        const uint32_t *g = c->group.v + GROUP_WORDS * i;
+        for (j = i + 1; j < n && g[GROUP_WORDS * (j - i)] == g[0] && g[GROUP_WORDS * (j - i) + 1] == g[1]; j++)
+            ;
+        uint64_t key = ((uint64_t)g[0] << 32 | g[1]) ^ (uint64_t)d * 0xC2B2AE3D27D4EB4Full;
+        if (j - i >= c->group_min && !gcg_map64_slot(&c->unshared, key, false))
+            c->head_of[g[2]] = i, any = true;
+    }
+    return any;
+}
+
+/* Resumes D over the group whose first record is c->group's i-th, together
+ * when that holds for all (see above), keeping the result for each. */
+static void resume_group(ctx *c, uint32_t d, uint32_t i)
+{
+    const uint32_t *g = c->group.v + GROUP_WORDS * i, n_all = c->group.n / GROUP_WORDS;
+    uint32_t n = 0;
+    for (uint32_t j = i; j < n_all && g[GROUP_WORDS * (j - i)] == g[0] && g[GROUP_WORDS * (j - i) + 1] == g[1]; j++)
+        if (same_gotos(c, d, g[2], g[GROUP_WORDS * (j - i) + 2]))
+            c->path[n++] = g[GROUP_WORDS * (j - i) + 2];
+    uint32_t shared = n >= 2 ? gcg_mask_sim_shared_ref(&c->sim, c->path, n) : NONE;
+    if (shared == NONE)
+        return (void)(c->sim.st != GCG_OK && fail(c, c->sim.st));
+    uint32_t touched = c->sim.touched;
+    run_begin(c);
+    resume_configs(c, d, g[2], shared);
+    if (c->sim.st != GCG_OK)
+        return (void)fail(c, c->sim.st);
+    if (c->sim.touched != touched) {
+        c->out->shared_dropped++;
+        uint64_t key = ((uint64_t)g[0] << 32 | g[1]) ^ (uint64_t)d * 0xC2B2AE3D27D4EB4Full;
+        uint32_t *slot = gcg_map64_slot(&c->unshared, key, true);
+        if (!slot)
+            fail(c, GCG_ERR_NOMEM);
+        else
+            *slot = 1;
+        return;
+    }
+    uint32_t acc = run_set(c, NONE, NONE), next = d_id(c);
+    for (uint32_t j = 0; j < n && c->st == GCG_OK; j++)
+        resume_keep(c, d, c->path[j], acc, next);
+    c->out->resumes_shared += n - 1;
+}
+
 /* Worklist over (D, the state above it): transitions for every q that can
  * lie below that state. */
 static void determinize(ctx *c, vec *todo)
@@ -648,6 +762,7 @@ static void determinize(ctx *c, vec *todo)
     map64 seen = {0}, done = {0};
     for (uint32_t i = 0; i < todo->n && c->st == GCG_OK; i += 2) {
         uint32_t d = todo->v[i], above = todo->v[i + 1];
+        bool grouped = group_resumes(c, d, above);
         for (uint32_t k = c->sim.pred_first[above]; k < c->sim.pred_first[above + 1] && c->st == GCG_OK; k++) {
             uint32_t q = c->sim.pred[k];
             uint32_t *slot = gcg_map64_slot(&done, ((uint64_t)d << 32) | q, true);
@@ -657,7 +772,12 @@ static void determinize(ctx *c, vec *todo)
                 continue;
             }
             *slot = 1;
-            uint32_t acc, next;
+            if (grouped && c->head_of[q] != NONE) {
+                uint32_t head = c->head_of[q];
+                c->head_of[q] = NONE;
+                resume_group(c, d, head);
+            }
+            uint32_t acc = 0, next = NONE;
             resume_result(c, d, q, &acc, &next);
             if (c->st != GCG_OK)
                 break;
@@ -674,6 +794,8 @@ static void determinize(ctx *c, vec *todo)
                     fail(c, GCG_ERR_NOMEM);
             }
         }
+        for (uint32_t j = 0; grouped && j < c->group.n; j += GROUP_WORDS) /* heads a failure left */
+            c->head_of[c->group.v[j + 2]] = NONE;
     }
     free(seen.k), free(seen.v), free(done.k), free(done.v);
 }
@@ -742,11 +864,11 @@ static void ctx_free(ctx *c)
 {
     gcg_mask_sim_free(&c->sim);
     gcg_horizon_free(&c->hz);
-    free(c->path), free(c->reaches), free(c->bits), free(c->lhs_least);
+    free(c->path), free(c->reaches), free(c->bits), free(c->lhs_least), free(c->head_of);
     vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->d_moving,
                  &c->d_deepest, &c->d_reads_start, &c->d_reads_len, &c->d_reads,
                  &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch, &c->sort_tmp,
-                 &c->moved, &c->d_new, &c->log_rec, &c->log_data};
+                 &c->moved, &c->d_new, &c->log_rec, &c->log_data, &c->group};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     gcg_map64_free(&c->set_ids);
@@ -754,15 +876,17 @@ static void ctx_free(ctx *c)
     gcg_map64_free(&c->d_ids);
     gcg_map64_free(&c->resumed);
     gcg_map64_free(&c->replays);
+    gcg_map64_free(&c->unshared);
 }
 
 gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_vocab *v,
                                const token_trie *trie, const uint8_t *class_of, const gcg_limits *limits,
-                               bool share_walks, const char *const *rule_names, mask_automaton *out,
-                               gcg_diag *diag)
+                               bool share_walks, uint32_t group_min, const char *const *rule_names,
+                               mask_automaton *out, gcg_diag *diag)
 {
     memset(out, 0, sizeof *out);
-    ctx c = {.g = g, .lr = lr, .trie = trie, .out = out, .diag = diag, .limits = gcg_limits_or_default(limits)};
+    ctx c = {.g = g, .lr = lr, .trie = trie, .out = out, .diag = diag, .limits = gcg_limits_or_default(limits),
+             .group_min = group_min ? group_min : GROUP_MIN};
     out->n_tokens = v->n_tokens;
     out->words = (v->n_tokens + 31) / 32;
     out->root_acc = malloc((size_t)lr->n_states * sizeof *out->root_acc);
@@ -774,9 +898,12 @@ gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_voca
     c.reaches = malloc(((size_t)lr->n_states + 1) * sizeof *c.reaches);
     c.bits = calloc((size_t)out->words + 1, sizeof *c.bits);
     c.lhs_least = malloc(((size_t)g->n_nts + 1) * sizeof *c.lhs_least);
+    c.head_of = malloc(((size_t)lr->n_states + 1) * sizeof *c.head_of);
+    if (c.head_of)
+        memset(c.head_of, 0xff, ((size_t)lr->n_states + 1) * sizeof *c.head_of);
     if (c.lhs_least)
         memset(c.lhs_least, 0xff, ((size_t)g->n_nts + 1) * sizeof *c.lhs_least);
-    if (c.st == GCG_OK && (!done || !c.path || !c.reaches || !c.bits || !c.lhs_least))
+    if (c.st == GCG_OK && (!done || !c.path || !c.reaches || !c.bits || !c.lhs_least || !c.head_of))
         c.st = GCG_ERR_NOMEM;
     c.sim.share = share_walks;
     if (c.st == GCG_OK && share_walks)

@@ -58,6 +58,9 @@ typedef struct mask_automaton {
     uint64_t sim_steps;           /* trie-edge visits during construction      */
     uint32_t walks_shared;        /* root walks and resumes a twin's gave      */
     uint32_t roots_replayed;      /* root runs another's replay gave (run_root) */
+    uint32_t resumes_shared;      /* resumes a group's shared run gave, beyond
+                                     one per group (automaton.c)              */
+    uint32_t shared_dropped;      /* shared runs dropped: they touched         */
 } mask_automaton;
 
 /* `trie` is the vocabulary's byte trie; `class_of` maps its bytes to the
@@ -65,12 +68,14 @@ typedef struct mask_automaton {
  * defaults (max_automaton_states, max_stacks). With share_walks, a state's
  * walk is taken from a twin whose walk is proven equal (horizon.h), and a
  * trie subtree whose bytes all leave the stacks as they are is taken whole,
- * and subtrees are shared across the places a rule is used (mask_sim.h);
- * the automaton is the same either way, only built faster. */
+ * and subtrees are shared across the places a rule is used (mask_sim.h),
+ * and groups of at least `group_min` states below (0: the default) are
+ * resumed together (automaton.c); the automaton is the same either way,
+ * only built faster. */
 gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_vocab *v,
                                const token_trie *trie, const uint8_t *class_of, const gcg_limits *limits,
-                               bool share_walks, const char *const *rule_names, mask_automaton *out,
-                               gcg_diag *diag);
+                               bool share_walks, uint32_t group_min, const char *const *rule_names,
+                               mask_automaton *out, gcg_diag *diag);
 void gcg_automaton_free(mask_automaton *a);
 
 /* Whether a set is stored as a sorted id list rather than a bitmap: when it

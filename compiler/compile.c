@@ -127,7 +127,7 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const toke
         names[r] = c->ast.rules[r].name;
     mask_automaton a;
     gcg_status st = gcg_automaton_build(&c->g, &c->lr, v, trie, class_of, &opt->limits,
-                                        !opt->no_shared_walks, names, &a, diag);
+                                        !opt->no_shared_walks, opt->resume_group_min, names, &a, diag);
     if (st == GCG_OK)
         st = gcg_certify_whole(&a, &c->lr, &c->g, names);
     if (st == GCG_OK && a.bounded && gcg_token_refs_overlap_text(&c->refs, opt->vocab)) {
@@ -147,6 +147,8 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const toke
     stats->token_sets = a.n_sets;
     stats->walks_shared = a.walks_shared;
     stats->roots_replayed = a.roots_replayed;
+    stats->resumes_shared = a.resumes_shared;
+    stats->shared_dropped = a.shared_dropped;
     stats->trie_visits = a.sim_steps;
     if (!a.bounded && opt->strict_latency) {
         gcg_diag_add(diag, GCG_SEV_ERROR, 0, 0,

@@ -34,6 +34,9 @@ typedef struct gcg_compile_options {
                                   which compare the two artifacts byte for byte */
     bool no_lr_merge;          /* keep the LALR(1) states as built (lr_minimize.h
                                   off): for tests, which compare the masks     */
+    uint32_t resume_group_min; /* resume this many states below together, or
+                                  more (automaton.c; 0: the default): for
+                                  tests, which reach small groups             */
     gcg_limits limits;         /* zero fields: the defaults (compile_limits.h)     */
     const gcgc_tag *tags;      /* tagged regions around free text (tags.h)         */
     uint32_t n_tags;
@@ -50,6 +53,8 @@ typedef struct gcg_compile_stats {
     uint32_t trie_nodes, dfa_states, dfa_states_built, token_sets;
     uint32_t walks_shared;     /* root walks and resumes taken from a twin      */
     uint32_t roots_replayed;   /* root runs taken from an equal replay          */
+    uint32_t resumes_shared;   /* resumes a group's shared run gave (automaton.h) */
+    uint32_t shared_dropped;   /* shared runs that touched and were dropped     */
     uint64_t trie_visits;      /* trie nodes entered by the mask simulation     */
     gcg_certificate certificate; /* as the artifact's reader reports it (zero
                                     without an automaton)                      */

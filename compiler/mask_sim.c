@@ -16,6 +16,8 @@
                                    keeps (see "walks on a graph-structured
                                    stack")                                   */
 #define BIG (UINT32_MAX - 3)    /* STEP_FORM of BIG_STEP                       */
+#define SPLIT (UINT32_MAX - 4)  /* consensus over a shared reference: the
+                                   members' answers differ                    */
 #define GSS_MIN 128             /* a form of more stacks is not made          */
 #define GSS_SHIFTS 512          /* nor one whose step shifts more stacks      */
 
@@ -168,6 +170,55 @@ static uint32_t lset_intern(mask_sim *c, uint32_t *ids, uint32_t n)
     return intern_list(c, &c->lset_ids, &c->lset_start, &c->lset_len, &c->lset_data, ids, n, 0x1a7e5u);
 }
 
+/* ---- shared references ---------------------------------------------------
+ *
+ * A resumed configuration exposes one state q below the token; many q lead
+ * to the same goto and then answer every later question alike (a key trie
+ * resumed over each of an object's hundred member positions: kb_708,
+ * o61596). A shared reference stands for several ordinary reference sets,
+ * its members, each on its own: the consensus over it is the members'
+ * common answer, asked of each alone, and a question they answer
+ * differently is a touch; the layer below it is the shared reference of
+ * the members' layers (an ordinary set once they are all the same). A run
+ * with no touch is the run each member would make; the caller keeps its
+ * result for all of them or walks them one by one. A step that touched is
+ * not cached (each use computes it again, and touches again), and a memo
+ * entry remembers whether its walk touched (a replay touches again). A shared reference's data are its members' ids, interned
+ * apart from the ordinary sets (their own map), so no ordinary set compares
+ * equal to one and no form over one is ever lowered. */
+
+static inline bool is_shared(const mask_sim *c, uint32_t ref)
+{
+    return ref < c->lset_shared.n && c->lset_shared.v[ref];
+}
+
+/* The reference standing for the sets members[0..n) (sorted and
+ * deduplicated here): the one set itself when they are all the same. */
+static uint32_t shared_intern(mask_sim *c, uint32_t *members, uint32_t n)
+{
+    uint32_t id = intern_list(c, &c->shared_ids, &c->lset_start, &c->lset_len, &c->lset_data, members, n, 0x5ea7edu);
+    if (id == NONE || c->lset_len.v[id] == 1)
+        return id == NONE ? NONE : c->lset_data.v[c->lset_start.v[id]];
+    while (c->lset_shared.n <= id)
+        if (!gcg_vec_push(&c->lset_shared, 0))
+            return fail(c, GCG_ERR_NOMEM), NONE;
+    c->lset_shared.v[id] = 1;
+    return id;
+}
+
+uint32_t gcg_mask_sim_shared_ref(mask_sim *c, uint32_t *states, uint32_t n)
+{
+    if (!gcg_vec_reserve(&c->ids, n))
+        return fail(c, GCG_ERR_NOMEM), NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t one = lset_intern(c, &states[i], 1);
+        if (one == NONE)
+            return NONE;
+        c->ids.v[i] = one;
+    }
+    return shared_intern(c, c->ids.v, n);
+}
+
 /* The layer of states that can lie `depth` entries below the states of
  * reference set `ref`, in c->layer. */
 static bool layer_below(mask_sim *c, uint32_t ref, uint32_t depth)
@@ -218,6 +269,22 @@ static uint32_t consensus_of(mask_sim *c, uint32_t ref, uint32_t depth, uint32_t
     return result != DEAD && some_dead ? READ : result;
 }
 
+static uint32_t consensus(mask_sim *c, uint32_t ref, uint32_t depth, uint32_t lhs);
+
+/* The consensus over shared reference `ref`: each member's own, SPLIT when
+ * they differ. */
+static uint32_t consensus_shared(mask_sim *c, uint32_t ref, uint32_t depth, uint32_t lhs)
+{
+    uint32_t n = c->lset_len.v[ref], result = NONE;
+    for (uint32_t i = 0; i < n && c->st == GCG_OK; i++) {
+        uint32_t r = consensus(c, c->lset_data.v[c->lset_start.v[ref] + i], depth, lhs);
+        if (result != NONE && r != result)
+            return SPLIT;
+        result = r;
+    }
+    return result == NONE ? DEAD : result;
+}
+
 static uint32_t consensus(mask_sim *c, uint32_t ref, uint32_t depth, uint32_t lhs)
 {
     if (ref >= (1u << 24) || lhs >= (1u << 24)) {
@@ -230,22 +297,44 @@ static uint32_t consensus(mask_sim *c, uint32_t ref, uint32_t depth, uint32_t lh
     if (!slot)
         return fail(c, GCG_ERR_NOMEM), DEAD;
     if (*slot == NONE) {
-        uint32_t r = consensus_of(c, ref, depth, lhs);
+        uint32_t r = is_shared(c, ref) ? consensus_shared(c, ref, depth, lhs) : consensus_of(c, ref, depth, lhs);
         slot = gcg_map64_slot(&c->consensus, key, false);
         *slot = r;
+    }
+    if (*slot == SPLIT) {
+        c->touched++;
+        return READ;
     }
     return *slot;
 }
 
 /* The reference set `depth` layers below `ref` (cached). */
+static uint32_t lset_below(mask_sim *c, uint32_t ref, uint32_t depth);
+
+/* The layer `depth` below shared reference `ref`: its members' layers. */
+static uint32_t shared_below(mask_sim *c, uint32_t ref, uint32_t depth)
+{
+    uint32_t n = c->lset_len.v[ref], *below = malloc((size_t)n * sizeof *below);
+    if (!below)
+        return fail(c, GCG_ERR_NOMEM), NONE;
+    for (uint32_t i = 0; i < n && c->st == GCG_OK; i++)
+        below[i] = lset_below(c, c->lset_data.v[c->lset_start.v[ref] + i], depth);
+    uint32_t r = c->st == GCG_OK ? shared_intern(c, below, n) : NONE;
+    free(below);
+    return r;
+}
+
 static uint32_t lset_below(mask_sim *c, uint32_t ref, uint32_t depth)
 {
+    if (depth == 0 && is_shared(c, ref))
+        return ref;
     uint64_t key = ((uint64_t)ref << 32) | depth;
     uint32_t *slot = gcg_map64_slot(&c->lset_down, key, true);
     if (!slot)
         return fail(c, GCG_ERR_NOMEM), NONE;
     if (*slot == NONE) {
-        uint32_t r = layer_below(c, ref, depth) ? lset_intern(c, c->layer.v, c->layer.n) : NONE;
+        uint32_t r = is_shared(c, ref) ? shared_below(c, ref, depth)
+                                       : layer_below(c, ref, depth) ? lset_intern(c, c->layer.v, c->layer.n) : NONE;
         slot = gcg_map64_slot(&c->lset_down, key, false);
         *slot = r;
     }
@@ -465,8 +554,10 @@ static void sim_byte(mask_sim *c, uint32_t sim, uint32_t cls)
                 return;
             continue;
         }
-        uint32_t top = w[1] ? w[1 + w[1]] : c->lset_data.v[c->lset_start.v[c->ref]];
-        uint32_t a = lr_action(t, top, cls);
+        bool blind = !w[1] && is_shared(c, c->ref); /* the reference on top: no one state */
+        uint32_t top = w[1] ? w[1 + w[1]] : blind ? 0 : c->lset_data.v[c->lset_start.v[c->ref]];
+        uint32_t a = blind ? GCG_ACT_ERROR : lr_action(t, top, cls);
+        c->touched += blind;
         if ((c->consulted.n == 0 || c->consulted.v[c->consulted.n - 1] != top) && !gcg_vec_push(&c->consulted, top))
             return (void)fail(c, GCG_ERR_NOMEM);
         bool alive = false;
@@ -653,6 +744,10 @@ OUT_OF_LINE static uint32_t form_dead_compute(mask_sim *c, uint32_t f)
     memset(d, 0xff, sizeof d);
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t *w = c->stack_data.v + c->stack_start.v[c->sset_data.v[start + i]];
+        if (!w[1] && is_shared(c, ref)) { /* no one state on top: no class dies at once */
+            memset(d, 0, sizeof d);
+            continue;
+        }
         uint32_t top = w[1] ? w[1 + w[1]] : c->lset_data.v[c->lset_start.v[ref]];
         for (uint32_t k = 0; k < c->err_words; k++)
             d[k] &= c->err[(size_t)top * c->err_words + k];
@@ -774,11 +869,14 @@ OUT_OF_LINE static const uint32_t *step_get_compute(mask_sim *c, uint32_t form, 
     }
     uint32_t idx = c->share ? behav_find(c, form, cls) : NONE; /* the plain walk simulates every class */
     if (idx == NONE) {
+        uint32_t touched = c->touched;
         c->ref = c->form_ref.v[form];
         c->consulted.n = 0;
         idx = step_compute(c, c->form_set.v[form], cls);
         if (idx == NONE)
             return NULL;
+        if (c->touched != touched) /* not kept: each use computes it again, and touches again */
+            return c->steps.v + (size_t)idx * STEP_WORDS;
         if (c->share)
             behav_keep(c, form, cls);
     }
@@ -870,6 +968,7 @@ static void memo_replay(mask_sim *c, uint32_t id)
 {
     const uint32_t *m = c->memo.v + (size_t)id * MEMO_WORDS;
     uint32_t first = 0;
+    c->touched += m[4];
     if (m[1]) {
         accept_range(c, c->memo_data.v[m[0]], c->memo_data.v[m[0] + 1]);
         first = 2;
@@ -920,7 +1019,7 @@ static void memo_store(mask_sim *c, const frame *f)
             out[n] = c->acc_log.v[i], out[n + 1] = c->acc_log.v[i + 1], n += 2;
     }
     c->memo_data.n += n;
-    uint32_t rec[MEMO_WORDS] = {at, n, at + n, cfg_n};
+    uint32_t rec[MEMO_WORDS] = {at, n, at + n, cfg_n, c->touched != f->touch_mark};
     for (uint32_t i = f->cfg_mark; i < c->cfgs.n; i += 3) {
         c->memo_data.v[c->memo_data.n++] = c->cfgs.v[i];
         c->memo_data.v[c->memo_data.n++] = c->cfgs.v[i + 1];
@@ -940,7 +1039,7 @@ static void memo_store(mask_sim *c, const frame *f)
  * it when the walk is done): no interval logged before may grow into it. */
 static void memo_begin(mask_sim *c, frame *f)
 {
-    f->acc_mark = c->acc_floor = c->acc_log.n, f->cfg_mark = c->cfgs.n, f->memo = 1;
+    f->acc_mark = c->acc_floor = c->acc_log.n, f->cfg_mark = c->cfgs.n, f->touch_mark = c->touched, f->memo = 1;
 }
 
 /* ---- the lowest equivalent frame ------------------------------------------
@@ -1686,11 +1785,12 @@ void gcg_mask_sim_free(mask_sim *c)
                  &c->lset_start, &c->lset_len, &c->lset_data, &c->reads, &c->acc_log, &c->memo,
                  &c->memo_data, &c->pos, &c->merged, &c->form_set, &c->form_ref, &c->form_low, &c->form_drop,
                  &c->form_loop, &c->form_gen, &c->form_dead, &c->form_char, &c->dead, &c->form_behav,
-                 &c->behav, &c->consulted, &c->seen_data, &c->seen_slots};
+                 &c->behav, &c->consulted, &c->seen_data, &c->seen_slots, &c->lset_shared};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
     map64 *ms[] = {&c->consensus, &c->stack_ids, &c->sset_ids, &c->lset_ids, &c->lset_down,
-                   &c->memo_ids, &c->form_ids, &c->resume_forms, &c->nested_forms, &c->seen, &c->memo_seen};
+                   &c->memo_ids, &c->form_ids, &c->resume_forms, &c->nested_forms, &c->seen, &c->memo_seen,
+                   &c->shared_ids};
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
         gcg_map64_free(ms[i]);
 }
@@ -1780,14 +1880,17 @@ static uint32_t resume_form(mask_sim *c, uint32_t q, uint32_t to)
 
 /* A state's configurations resume at a handful of (q, to) pairs, one after
  * another (kb_708: 2,042,261 resumes, 98.6% at the pair before), so the
- * frame a pair enters nodes from is kept for the next resume. */
-void gcg_mask_sim_resume(mask_sim *c, uint32_t node, uint32_t q, uint32_t to)
+ * frame a pair enters nodes from is kept for the next resume: `key` names
+ * the pair's reference, q or a shared reference `shared` with bit 31 set
+ * (no state number has it). */
+static void resume_at(mask_sim *c, uint32_t node, uint32_t key, uint32_t to, uint32_t shared)
 {
     if (c->shallow && c->trie->height[node] <= c->shallow)
         return; /* every token and configuration below is a short one */
-    if (q != c->resume_q || to != c->resume_to) {
-        c->resume_q = q, c->resume_to = to;
-        c->resume_ok = form_frame(c, 0, resume_form(c, q, to), 0, &c->resume_parent);
+    if (key != c->resume_q || to != c->resume_to) {
+        c->resume_q = key, c->resume_to = to;
+        uint32_t form = shared == NONE ? resume_form(c, key, to) : nested_form(c, shared, to);
+        c->resume_ok = form_frame(c, 0, form, 0, &c->resume_parent);
     }
     if (!c->resume_ok)
         return;
@@ -1795,6 +1898,16 @@ void gcg_mask_sim_resume(mask_sim *c, uint32_t node, uint32_t q, uint32_t to)
     parent.node = node, parent.child = node + 1;
     if (enter_child(c, &parent, node, &c->frames[0]))
         walk(c, c->frames[0]);
+}
+
+void gcg_mask_sim_resume(mask_sim *c, uint32_t node, uint32_t q, uint32_t to)
+{
+    resume_at(c, node, q, to, NONE);
+}
+
+void gcg_mask_sim_resume_shared(mask_sim *c, uint32_t node, uint32_t ref, uint32_t to)
+{
+    resume_at(c, node, ref | 1u << 31, to, ref);
 }
 
 bool gcg_mask_sim_add_config(mask_sim *c, uint32_t node, uint32_t lhs, uint32_t skip)

@@ -42,12 +42,13 @@
 
 /* A trie node being walked: its form (stacks over a reference set), the
  * reference lying `offset` entries below the run's top; memo = 1 when the
- * walk below it is recorded (from the log marks on) under memo_key; `low`
- * the lowest equivalent of its form; `dead` its dead classes (form_dead);
- * `kid` the next child at the root, an index into the root's table. */
+ * walk below it is recorded (from the log marks and the touch count on)
+ * under memo_key; `low` the lowest equivalent of its form; `dead` its dead
+ * classes (form_dead); `kid` the next child at the root, an index into the
+ * root's table. */
 typedef struct frame {
     uint32_t node, child, form, offset, dead, kid;
-    uint32_t acc_mark, cfg_mark, memo;
+    uint32_t acc_mark, cfg_mark, touch_mark, memo;
     uint64_t memo_key;
     uint32_t low;
 } frame;
@@ -58,8 +59,8 @@ typedef struct frame {
  * form once asked for (else NONE). */
 enum { STEP_FORM, STEP_DROP, STEP_READS, STEP_N_READS, STEP_LOW, STEP_WORDS };
 /* A memo entry: intervals (first, count), configs (first, count) in
- * memo_data. */
-#define MEMO_WORDS 4
+ * memo_data, and whether its walk touched a shared reference (below). */
+#define MEMO_WORDS 5
 
 #define ERR_WORDS 5 /* words of a terminal bit set: byte classes + end */
 
@@ -82,6 +83,10 @@ typedef struct mask_sim {
     map64 consensus;                 /* (ref, depth, lhs) -> goto / DEAD / READ */
     vec lset_start, lset_len, lset_data; /* interned reference sets of LR states */
     map64 lset_ids, lset_down;       /* ... and (ref, depth) -> the set below   */
+    map64 shared_ids;                /* shared references (below), interned apart */
+    vec lset_shared;                 /* per reference set: 1 when shared (grown
+                                        as shared ones are made)               */
+    uint32_t touched;                /* touches of shared references, all runs  */
     vec reads;                       /* (lhs, depth) reads of the step computed */
     vec acc_log;                     /* accepted trie-node intervals of the run */
     uint32_t acc_floor;              /* intervals below this index are closed   */
@@ -185,6 +190,16 @@ void gcg_mask_sim_set_shallow(mask_sim *s, uint32_t shallow);
  * exposed LR state q and led to state `to`: the node's byte is simulated
  * again from [q, to] and the walk continues below it. */
 void gcg_mask_sim_resume(mask_sim *s, uint32_t node, uint32_t q, uint32_t to);
+/* A shared reference: the LR states states[0..n), each standing for
+ * itself. A walk over it answers every question about the state below as
+ * each member would alone; where the members' answers differ, or the walk
+ * looks below them, it counts a touch (`touched`) instead, and its results
+ * hold for none of them. A run whose touch count did not move holds for
+ * every member: it is the run each would have made. NONE on failure. */
+uint32_t gcg_mask_sim_shared_ref(mask_sim *s, uint32_t *states, uint32_t n);
+/* As gcg_mask_sim_resume, with the exposed state one of shared reference
+ * `ref`'s members, each of which leads to `to`. */
+void gcg_mask_sim_resume_shared(mask_sim *s, uint32_t node, uint32_t ref, uint32_t to);
 /* Adds the configuration (node, lhs, skip) to the run. */
 bool gcg_mask_sim_add_config(mask_sim *s, uint32_t node, uint32_t lhs, uint32_t skip);
 /* The run's accepted tokens as sorted, disjoint [start, end) intervals of

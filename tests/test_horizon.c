@@ -13,13 +13,16 @@
  * whole walks; those nearer take their twin's short tokens and walk only the
  * subtrees of longer ones, so both paths are compared. Each must also share some walks
  * (else the test would pass with sharing broken off), and random walks of
- * tokens compare the shared artifact's masks with brute force.
+ * tokens compare the shared artifact's masks with brute force. The same
+ * holds for root runs that replay one memo entry and for resumes shared by
+ * the states below (schema objects, at the end).
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compile.h"
+#include "schema.h"
 #include "gcg.h"
 #include "vocab.h"
 
@@ -87,11 +90,14 @@ static void vocab_make(gcg_vocab *v)
     vocab_done(v, at);
 }
 
+static uint32_t resume_group_min; /* gcg_compile_options's, for equal_resumes_shared */
+
 static uint8_t *compile(const char *src, const gcg_vocab *v, bool no_shared, size_t *size, gcg_compile_stats *stats)
 {
     gcg_compile_options opt = {0};
     opt.vocab = v;
     opt.no_shared_walks = no_shared;
+    opt.resume_group_min = resume_group_min;
     gcg_diag d;
     gcg_diag_init(&d, "t.gbnf");
     uint8_t *bytes = NULL;
@@ -466,6 +472,80 @@ START_TEST(equal_root_replays_shared)
 }
 END_TEST
 
+/* The single bytes of the chain vocabulary and every string of 2 to 4
+ * bytes over `alphabet`: subtrees of hundreds of nodes, which the walks
+ * memoize (mask_sim.c, MEMO_MIN). */
+static void vocab_dense(gcg_vocab *v, const char *alphabet)
+{
+    static const char singles[] = "abcxz0123456789\"\\,.:;[](){}! tnu";
+    uint32_t k = (uint32_t)strlen(alphabet), n = 0, total = 0;
+    for (uint32_t len = 2, w = k * k; len <= 4; len++, w *= k)
+        n += w, total += w * len;
+    uint32_t n_single = sizeof singles - 1;
+    vocab_alloc(v, n_single + n + 1, total + n_single);
+    uint32_t at = 0, id = 0;
+    for (uint32_t i = 0; i < n_single; i++)
+        v->offsets[id++] = at, v->bytes[at++] = (uint8_t)singles[i];
+    for (uint32_t len = 2, w = k * k; len <= 4; len++, w *= k)
+        for (uint32_t x = 0; x < w; x++) {
+            v->offsets[id++] = at;
+            for (uint32_t i = 0, y = x; i < len; i++, y /= k)
+                v->bytes[at++] = (uint8_t)alphabet[y % k];
+        }
+    vocab_done(v, at);
+}
+
+/* Objects as the schema converter writes them (compiler/schema_struct.c):
+ * a key trie that every member position reads, so that resuming a key's
+ * configurations asks each position for the same gotos. The positions that
+ * agree are resumed together over a shared reference (automaton.c,
+ * "resumes shared by the states below"); a group whose run touches it (the
+ * positions differ within a token's reach: here `":1` ends a member, and
+ * what may follow it differs) is dropped and resumed one by one. Either
+ * way the artifact is that of the plain walk, and its masks equal brute
+ * force. */
+static const struct {
+    const char *schema;
+    uint32_t counts[2][4]; /* resumes shared and runs dropped over the chain
+                              vocabulary, then over vocab_dense's; with the
+                              default groups, then with groups of two on */
+} objects[] = {
+    {"{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"integer\"},\"ab\":{\"type\":\"boolean\"},"
+     "\"abc\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"},\"ba\":{\"type\":\"boolean\"},"
+     "\"bb\":{\"type\":\"integer\"},\"c\":{\"type\":\"integer\"},\"ca\":{\"type\":\"boolean\"},"
+     "\"cab\":{\"type\":\"integer\"},\"cc\":{\"type\":\"integer\"}}}", {{56, 2, 157, 3}, {121, 11, 236, 21}}},
+    {"{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"},\"ab\":{\"type\":\"string\"},"
+     "\"abc\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"},\"ba\":{\"type\":\"integer\"},"
+     "\"bb\":{\"type\":\"boolean\"},\"c\":{\"type\":\"integer\"},\"ca\":{\"type\":\"integer\"},"
+     "\"cab\":{\"type\":\"string\"},\"cc\":{\"type\":\"boolean\"}},"
+     "\"additionalProperties\":{\"type\":\"integer\"}}", {{52, 2, 116, 2}, {114, 8, 210, 13}}},
+};
+
+START_TEST(equal_resumes_shared)
+{
+    char *gbnf = NULL;
+    gcg_schema_options so;
+    gcg_schema_options_default(&so);
+    ck_assert_int_eq(gcg_schema_to_gbnf(objects[_i].schema, strlen(objects[_i].schema), &so, &gbnf, NULL), GCG_OK);
+    gcg_vocab v[2];
+    vocab_make(&v[0]);
+    vocab_dense(&v[1], "abc\":1,");
+    for (int small = 0; small < 2; small++) {
+        resume_group_min = small ? 2 : 0;
+        for (int k = 0; k < 2; k++) {
+            gcg_compile_stats with, without;
+            same_over(gbnf, &v[k], &with, &without);
+            ck_assert_uint_eq(without.resumes_shared, 0);
+            ck_assert_uint_eq(without.shared_dropped, 0);
+            ck_assert_uint_eq(with.resumes_shared, objects[_i].counts[small][2 * k]);
+            ck_assert_uint_eq(with.shared_dropped, objects[_i].counts[small][2 * k + 1]);
+        }
+    }
+    gcg_vocab_free(&v[0]), gcg_vocab_free(&v[1]);
+    free(gbnf);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("horizon");
@@ -474,6 +554,7 @@ int main(void)
     tcase_add_loop_test(tc, shared_walks_change_nothing, 0, (int)(sizeof grammars / sizeof *grammars));
     tcase_add_test(tc, short_chain_same_artifact);
     tcase_add_test(tc, equal_root_replays_shared);
+    tcase_add_loop_test(tc, equal_resumes_shared, 0, (int)(sizeof objects / sizeof *objects));
     tcase_add_test(tc, long_chain_counted);
     tcase_add_loop_test(tc, loops_change_nothing, 0, (int)(sizeof loop_grammars / sizeof *loop_grammars));
     tcase_add_test(tc, string_body_walked_once);
