@@ -183,9 +183,10 @@ static uint32_t lset_intern(mask_sim *c, uint32_t *ids, uint32_t n)
  * with no touch is the run each member would make; the caller keeps its
  * result for all of them or walks them one by one. A step that touched is
  * not cached (each use computes it again, and touches again), and a memo
- * entry remembers whether its walk touched (a replay touches again). A shared reference's data are its members' ids, interned
- * apart from the ordinary sets (their own map), so no ordinary set compares
- * equal to one and no form over one is ever lowered. */
+ * entry remembers whether its walk touched (a replay touches again). A
+ * shared reference's data are its members' ids, interned apart from the
+ * ordinary sets (their own map), so no ordinary set compares equal to one
+ * and no form over one is ever lowered. */
 
 static inline bool is_shared(const mask_sim *c, uint32_t ref)
 {
@@ -206,12 +207,12 @@ static uint32_t shared_intern(mask_sim *c, uint32_t *members, uint32_t n)
     return id;
 }
 
-uint32_t gcg_mask_sim_shared_ref(mask_sim *c, uint32_t *states, uint32_t n)
+uint32_t gcg_mask_sim_shared_ref(mask_sim *c, const uint32_t *states, uint32_t n)
 {
     if (!gcg_vec_reserve(&c->ids, n))
         return fail(c, GCG_ERR_NOMEM), NONE;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t one = lset_intern(c, &states[i], 1);
+        uint32_t s = states[i], one = lset_intern(c, &s, 1);
         if (one == NONE)
             return NONE;
         c->ids.v[i] = one;

@@ -21,11 +21,13 @@
  * has the same lowest form. Forks that meet within a step are simulated
  * once, and a step that would make a form of very many stacks (forks on an
  * ambiguous grammar) is not made: the subtree it leads to is walked on a
- * graph-structured stack instead (mask_gss.h).
+ * graph-structured stack instead (mask_gss.h). A resume may stand for
+ * several states below at once (a shared reference, below).
  *
  * One run: gcg_mask_sim_begin, then gcg_mask_sim_root or any number of
- * gcg_mask_sim_resume / gcg_mask_sim_add_config, then read `cfgs` and
- * gcg_mask_sim_positions. Failures are sticky in `st`.
+ * gcg_mask_sim_resume / gcg_mask_sim_resume_shared /
+ * gcg_mask_sim_add_config, then read `cfgs` and gcg_mask_sim_positions.
+ * Failures are sticky in `st`.
  */
 #ifndef GCG_MASK_SIM_H
 #define GCG_MASK_SIM_H
@@ -190,13 +192,13 @@ void gcg_mask_sim_set_shallow(mask_sim *s, uint32_t shallow);
  * exposed LR state q and led to state `to`: the node's byte is simulated
  * again from [q, to] and the walk continues below it. */
 void gcg_mask_sim_resume(mask_sim *s, uint32_t node, uint32_t q, uint32_t to);
-/* A shared reference: the LR states states[0..n), each standing for
- * itself. A walk over it answers every question about the state below as
- * each member would alone; where the members' answers differ, or the walk
- * looks below them, it counts a touch (`touched`) instead, and its results
- * hold for none of them. A run whose touch count did not move holds for
- * every member: it is the run each would have made. NONE on failure. */
-uint32_t gcg_mask_sim_shared_ref(mask_sim *s, uint32_t *states, uint32_t n);
+/* A shared reference: the distinct LR states states[0..n), n >= 2, each
+ * standing for itself. A walk over it answers every question about the
+ * states below as each member would alone; where the members' answers
+ * differ it counts a touch (`touched`) instead, and its results hold for
+ * none of them. A run whose touch count did not move holds for every
+ * member: it is the run each would have made. NONE on failure. */
+uint32_t gcg_mask_sim_shared_ref(mask_sim *s, const uint32_t *states, uint32_t n);
 /* As gcg_mask_sim_resume, with the exposed state one of shared reference
  * `ref`'s members, each of which leads to `to`. */
 void gcg_mask_sim_resume_shared(mask_sim *s, uint32_t node, uint32_t ref, uint32_t to);
