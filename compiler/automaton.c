@@ -688,6 +688,22 @@ static bool same_gotos(const ctx *c, uint32_t d, uint32_t p, uint32_t q)
     return true;
 }
 
+/* One past the last record of the group whose first is c->group's i-th. */
+static uint32_t group_end(const ctx *c, uint32_t i)
+{
+    const uint32_t *g = c->group.v + GROUP_WORDS * i, n = c->group.n / GROUP_WORDS;
+    uint32_t j = i + 1;
+    while (j < n && g[GROUP_WORDS * (j - i)] == g[0] && g[GROUP_WORDS * (j - i) + 1] == g[1])
+        j++;
+    return j;
+}
+
+/* The key in `unshared` of D's group with record g. */
+static uint64_t unshared_key(const uint32_t *g, uint32_t d)
+{
+    return ((uint64_t)g[0] << 32 | g[1]) ^ (uint64_t)d * 0xC2B2AE3D27D4EB4Full;
+}
+
 /* Groups the states below `above` not yet resumed with D by D's gotos
  * (c->group, sorted: a group's first record is its least state, the first
  * the loop over `above`'s predecessors meets) and marks the first of each
@@ -713,10 +729,8 @@ static bool group_resumes(ctx *c, uint32_t d, uint32_t above)
     bool any = false;
     for (uint32_t i = 0, j; i < n; i = j) {
         const uint32_t *g = c->group.v + GROUP_WORDS * i;
-        for (j = i + 1; j < n && g[GROUP_WORDS * (j - i)] == g[0] && g[GROUP_WORDS * (j - i) + 1] == g[1]; j++)
-            ;
-        uint64_t key = ((uint64_t)g[0] << 32 | g[1]) ^ (uint64_t)d * 0xC2B2AE3D27D4EB4Full;
-        if (j - i >= c->group_min && !gcg_map64_slot(&c->unshared, key, false))
+        j = group_end(c, i);
+        if (j - i >= c->group_min && !gcg_map64_slot(&c->unshared, unshared_key(g, d), false))
             c->head_of[g[2]] = i, any = true;
     }
     return any;
@@ -726,11 +740,11 @@ static bool group_resumes(ctx *c, uint32_t d, uint32_t above)
  * when that holds for all (see above), keeping the result for each. */
 static void resume_group(ctx *c, uint32_t d, uint32_t i)
 {
-    const uint32_t *g = c->group.v + GROUP_WORDS * i, n_all = c->group.n / GROUP_WORDS;
-    uint32_t n = 0;
-    for (uint32_t j = i; j < n_all && g[GROUP_WORDS * (j - i)] == g[0] && g[GROUP_WORDS * (j - i) + 1] == g[1]; j++)
-        if (same_gotos(c, d, g[2], g[GROUP_WORDS * (j - i) + 2]))
-            c->path[n++] = g[GROUP_WORDS * (j - i) + 2];
+    const uint32_t *g = c->group.v + GROUP_WORDS * i;
+    uint32_t n = 0, end = group_end(c, i);
+    for (uint32_t j = i; j < end; j++) /* equal hashes: the gotos themselves decide */
+        if (same_gotos(c, d, g[2], c->group.v[GROUP_WORDS * j + 2]))
+            c->path[n++] = c->group.v[GROUP_WORDS * j + 2];
     uint32_t shared = n >= 2 ? gcg_mask_sim_shared_ref(&c->sim, c->path, n) : NONE;
     if (shared == NONE)
         return (void)(c->sim.st != GCG_OK && fail(c, c->sim.st));
@@ -741,8 +755,7 @@ static void resume_group(ctx *c, uint32_t d, uint32_t i)
         return (void)fail(c, c->sim.st);
     if (c->sim.touched != touched) {
         c->out->shared_dropped++;
-        uint64_t key = ((uint64_t)g[0] << 32 | g[1]) ^ (uint64_t)d * 0xC2B2AE3D27D4EB4Full;
-        uint32_t *slot = gcg_map64_slot(&c->unshared, key, true);
+        uint32_t *slot = gcg_map64_slot(&c->unshared, unshared_key(g, d), true);
         if (!slot)
             fail(c, GCG_ERR_NOMEM);
         else
