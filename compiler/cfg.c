@@ -35,6 +35,7 @@ void cfg_free(cfg *g)
     free(g->rhs);
     free(g->tsets);
     free(g->counts);
+    free(g->redirects);
     cfg_init(g);
 }
 
@@ -144,6 +145,9 @@ gcg_status cfg_compact(cfg *g, const bool *keep_prod)
             kept += keep_prod[q];
         g->counts[i] = (cfg_count){kept, g->counts[i].max, map[g->counts[i].exit]};
     }
+    for (uint32_t i = 0; i < g->n_redirects; i++)
+        g->redirects[i] = (cfg_redirect){map[g->redirects[i].from], map[g->redirects[i].to],
+                                         CFG_IS_TERM(g->redirects[i].x) ? g->redirects[i].x : map[g->redirects[i].x]};
     g->n_prods = np;
     free(g->rhs);
     g->rhs = rhs;

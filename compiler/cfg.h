@@ -65,6 +65,15 @@ typedef struct cfg_count {
     uint32_t prod, max, exit;
 } cfg_count;
 
+/* A nonterminal entered as another (count_fold.h: a short chain entering a
+ * shared tail at its link `to`): `from` has the one production from -> ε,
+ * and the LR tables take the goto on `to` wherever they would take it on
+ * `from`, reducing `from` on every byte class that `to`'s state acts on. */
+typedef struct cfg_redirect {
+    uint32_t from, to;
+    uint32_t x;          /* the tail's repeated symbol: FIRST(from) is x's */
+} cfg_redirect;
+
 typedef struct cfg {
     cfg_nt *nts;
     uint32_t n_nts, cap_nts;
@@ -77,6 +86,8 @@ typedef struct cfg {
     uint32_t start;      /* the augmented start symbol; production 0 is start -> root */
     cfg_count *counts;   /* counted repetitions, by ascending prod (count_fold.h) */
     uint32_t n_counts;
+    cfg_redirect *redirects; /* entries into shared tails (count_fold.h)   */
+    uint32_t n_redirects;
 } cfg;
 
 void cfg_init(cfg *g);
@@ -93,9 +104,9 @@ uint32_t cfg_add_prod(cfg *g, uint32_t lhs, const uint32_t *items, uint32_t len)
 uint32_t cfg_tset(cfg *g, const bset256 *s);
 
 /* Keeps only productions with keep[p] and the nonterminals they mention
- * (plus start), renumbering both in place (counts too, which must name kept
- * productions and mentioned exits); both orders are kept. Returns
- * GCG_ERR_NOMEM on failure (g unchanged). */
+ * (plus start), renumbering both in place (counts and redirects too, which
+ * must name kept productions and mentioned nonterminals); both orders are
+ * kept. Returns GCG_ERR_NOMEM on failure (g unchanged). */
 gcg_status cfg_compact(cfg *g, const bool *keep_prod);
 
 /* Productions grouped by lhs: first[nt]..first[nt+1] index into `list`. */

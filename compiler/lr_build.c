@@ -133,6 +133,11 @@ static gcg_status make_first(builder *b)
                 ;
             changed |= la_or(b->first + (size_t)pr->lhs * b->W, acc, b->W);
         }
+        for (uint32_t i = 0; i < g->n_redirects; i++) { /* from enters a tail of copies of x */
+            uint64_t acc[5] = {0, 0, 0, 0, 0};
+            first_of_sym(b, g->redirects[i].x, acc);
+            changed |= la_or(b->first + (size_t)g->redirects[i].from * b->W, acc, b->W);
+        }
     }
     /* Per item A -> α . X β: FIRST(β) and whether β is nullable. */
     for (uint32_t it = 0; it < b->n_items; it++) {
@@ -706,6 +711,61 @@ static gcg_status make_tables(builder *b, lr_tables *t)
     return GCG_OK;
 }
 
+/* ---- redirects (cfg_redirect) ------------------------------------------- */
+
+/* Adds action `a` to cell `cell` unless it is there (a shift stays first). */
+static gcg_status cell_add(lr_tables *t, uint32_t *cell, uint32_t a)
+{
+    cell_acts c = {.n = 0};
+    if (GCG_ACT_KIND(*cell) == GCG_ACT_MULTI) {
+        const uint32_t *m = t->multi + GCG_ACT_ARG(*cell);
+        for (uint32_t i = 1; i <= m[0]; i++)
+            c.a[c.n++] = m[i];
+        t->sr_conflicts -= GCG_ACT_KIND(c.a[0]) == GCG_ACT_SHIFT;
+        t->rr_conflicts -= c.n - (GCG_ACT_KIND(c.a[0]) == GCG_ACT_SHIFT) > 1;
+    } else if (*cell != GCG_ACT_ERROR) {
+        c.a[c.n++] = *cell;
+    }
+    for (uint32_t i = 0; i < c.n; i++)
+        if (c.a[i] == a)
+            return GCG_OK;
+    if (c.n == MAX_CELL_ACTIONS)
+        return GCG_ERR_LIMIT;
+    c.a[c.n++] = a;
+    return emit_cell(t, cell, &c);
+}
+
+/* Each state with a goto on `from` takes the goto on `to` instead, and
+ * reduces from -> ε on every class that state acts on: from there on, the
+ * parse is the one that entered `to`. Such a state holds U -> . from and
+ * U -> . T, so it has the goto on `to` (count_fold.h). */
+static gcg_status apply_redirect(const cfg *g, lr_tables *t, const cfg_redirect *r, gcg_diag *diag)
+{
+    uint32_t p = 0;
+    while (p < g->n_prods && g->prods[p].lhs != r->from)
+        p++;
+    gcg_status st = GCG_OK;
+    for (uint32_t s = 0; s < t->n_states && st == GCG_OK; s++) {
+        uint32_t to = lr_goto(t, s, r->to), k = t->go_start[s];
+        while (k < t->go_start[s + 1] && t->go_nt[k] != r->from)
+            k++;
+        if (k == t->go_start[s + 1])
+            continue;
+        if (to == GCG_NO_GOTO || p == g->n_prods || g->prods[p].len != 0) {
+            gcg_diag_add(diag, GCG_SEV_ERROR, 0, 0, "internal: LR state %u enters a shared tail it lacks", s);
+            return GCG_ERR_ARG;
+        }
+        t->go_to[k] = to;
+        for (uint32_t x = 0; x < t->n_terms && st == GCG_OK; x++)
+            if (lr_action(t, to, x) != GCG_ACT_ERROR)
+                st = cell_add(t, &t->action[(size_t)s * t->n_terms + x], GCG_ACT(GCG_ACT_REDUCE, p));
+        if (st == GCG_ERR_LIMIT)
+            gcg_diag_add(diag, GCG_SEV_ERROR, 0, 0, "more than %u conflicting actions in LR state %u (limit)",
+                         MAX_CELL_ACTIONS, s);
+    }
+    return st;
+}
+
 static void builder_free(builder *b)
 {
     cfg_index_free(&b->ix);
@@ -741,6 +801,8 @@ gcg_status gcg_lr_build(const cfg *g, const byteclass *bc, const gcg_limits *lim
         st = lalr_lookaheads(&b);
     if (st == GCG_OK)
         st = make_tables(&b, out);
+    for (uint32_t i = 0; i < g->n_redirects && st == GCG_OK; i++)
+        st = apply_redirect(g, out, &g->redirects[i], diag);
     builder_free(&b);
     if (st != GCG_OK)
         gcg_lr_free(out);

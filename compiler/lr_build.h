@@ -8,7 +8,8 @@
  * propagated lookahead" method of Aho, Sethi and Ullman, §4.7). Conflicts
  * are kept as GLR forks; two reductions with the same left-hand side and
  * length are one action for a recognizer, so they are merged rather than
- * counted.
+ * counted. The grammar's redirects (cfg.h) are applied to the finished
+ * tables, and count in FIRST.
  */
 #ifndef GCG_LR_BUILD_H
 #define GCG_LR_BUILD_H
