@@ -17,6 +17,17 @@
  *
  * The fold applies where the chain kept its shape through normalization, x
  * is not nullable and at least COUNT_FOLD_MIN links go.
+ *
+ * Shared tails. Chains of at least TAIL_MIN links over the same x, each
+ * followed by the same terminal wherever its U is used, end in one tail
+ * T -> R_0 | ... | R_M, R_{m-1} -> R_m x (R_m: m more copies allowed), and
+ * U -> D_0 | T. A chain of k > W links folds as above with the count handing
+ * over to R_W (even when fewer than COUNT_FOLD_MIN links go); a shorter one
+ * keeps only D_0 -> ε and enters the tail at R_k: a redirect (cfg.h) makes
+ * the LR tables take the goto on R_k for D_0 and reduce D_0 wherever R_k's
+ * state acts. T's states are the same in every place, so the mask walks
+ * near the ends, the deepest of a string grammar, are made once for all the
+ * chains; the terminal after U gives T the lookaheads each chain alone had.
  */
 #ifndef GCG_COUNT_FOLD_H
 #define GCG_COUNT_FOLD_H
@@ -25,8 +36,9 @@
 
 #define COUNT_FOLD_MIN 16u
 
-/* Folds every chain of g longer than `window` + COUNT_FOLD_MIN links,
- * recording each in g->counts. A chain whose middle the lowering left out
+/* Folds every chain of g longer than `window` + COUNT_FOLD_MIN links, and
+ * ends the chains that share a tail in it, recording g->counts and
+ * g->redirects. A chain whose middle the lowering left out
  * (gcg_lower_folding) is folded as the whole chain would be; *short_left
  * (when not NULL) tells whether such a chain kept links unfolded, and then g
  * lacks them: the caller lowers again in full. After GCG_ERR_NOMEM g may be

@@ -71,23 +71,30 @@ static void vocab_done(gcg_vocab *v, uint32_t at)
     ck_assert_int_eq(gcg_vocab_set_eos(v, &eos, 1, NULL), GCG_OK);
 }
 
-static void vocab_make(gcg_vocab *v)
+/* The single bytes, multi[] and `extra` (n_extra tokens). */
+static void vocab_make_with(gcg_vocab *v, const char *const *extra, uint32_t n_extra)
 {
-    static const char singles[] = "abcxz0123456789\"\\,.:;[](){}! tnu";
+    static const char singles[] = "abcxz0123456789\"\\,.:;[](){}!' tnu";
     uint32_t n_multi = sizeof multi / sizeof *multi, n_single = sizeof singles - 1;
-    uint32_t n = n_single + n_multi + 1, total = n_single;
-    for (uint32_t i = 0; i < n_multi; i++)
-        total += (uint32_t)strlen(multi[i]);
+    uint32_t n = n_single + n_multi + n_extra + 1, total = n_single;
+    for (uint32_t i = 0; i < n_multi + n_extra; i++)
+        total += (uint32_t)strlen(i < n_multi ? multi[i] : extra[i - n_multi]);
     vocab_alloc(v, n, total);
     uint32_t at = 0, id = 0;
     for (uint32_t i = 0; i < n_single; i++)
         v->offsets[id++] = at, v->bytes[at++] = (uint8_t)singles[i];
-    for (uint32_t i = 0; i < n_multi; i++) {
+    for (uint32_t i = 0; i < n_multi + n_extra; i++) {
+        const char *t = i < n_multi ? multi[i] : extra[i - n_multi];
         v->offsets[id++] = at;
-        memcpy(v->bytes + at, multi[i], strlen(multi[i]));
-        at += (uint32_t)strlen(multi[i]);
+        memcpy(v->bytes + at, t, strlen(t));
+        at += (uint32_t)strlen(t);
     }
     vocab_done(v, at);
+}
+
+static void vocab_make(gcg_vocab *v)
+{
+    vocab_make_with(v, NULL, 0);
 }
 
 static uint32_t resume_group_min; /* gcg_compile_options's, for equal_resumes_shared */
@@ -546,6 +553,80 @@ START_TEST(equal_resumes_shared)
 }
 END_TEST
 
+
+/* Strings of five bounds over one class, each closed by a quote, end in one
+ * shared tail (count_fold.h). The vocabulary's longest token has 12 bytes,
+ * so the window is 13: the chains of 8 to 12 links enter the tail at their
+ * bound (a redirect), those of 20 and 40 fold into counters handing over to
+ * its top. s10's chain follows a whitespace run, whose reduction before the
+ * first copy needs the tail's bytes as lookaheads. The tail's links are
+ * shared, so other bounds in the same range give the same LR states; at
+ * every count of every chain, byte by byte up to its end, the mask equals
+ * brute force, and random walks compare whole tokens. */
+static const char tails_grammar[] =
+    "root ::= \"{\" (\"a\" s8 | \"b\" s10 | \"c\" s12 | \"d\" s20 | \"e\" s40) \"}\"\n"
+    "s8 ::= \"\\\"\" [a-c]{0,%u} \"\\\"\"\n"
+    "s10 ::= \"\\\"\" ws [a-c]{0,%u} \"\\\"\"\n"
+    "ws ::= [ ]*\n"
+    "s12 ::= \"'\" [a-c]{0,%u} \"\\\"\"\n"
+    "s20 ::= \"\\\"\" [a-c]{0,%u} \"\\\"\"\n"
+    "s40 ::= \"\\\"\" [a-c]{0,%u} \"\\\"\"\n";
+
+static const char *const long_tokens[] = {"aaaaaaaaaaaa", "abcabcabc\"}", "ccccccccccc\"", "  a"};
+
+/* Opens `prefix`, then for n = 0..k copies of "a" compares the masks with
+ * brute force; the (k+1)-th copy is rejected and the string then closes. */
+static void chain_matches_brute_force(const gcg_artifact *art, const char *prefix, uint32_t k)
+{
+    size_t words = gcg_artifact_mask_words(art);
+    uint32_t *fast = malloc(words * 4), *brute = malloc(words * 4);
+    gcg_matcher *m = NULL;
+    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m, NULL), GCG_OK);
+    ck_assert_int_eq(gcg_matcher_commit_bytes(m, (const uint8_t *)prefix, strlen(prefix), NULL), GCG_OK);
+    for (uint32_t n = 0; n <= k; n++) {
+        ck_assert_int_eq(gcg_matcher_fill_mask(m, fast, words), GCG_OK);
+        ck_assert_int_eq(gcg_matcher_fill_mask_bruteforce(m, brute, words), GCG_OK);
+        ck_assert_msg(memcmp(fast, brute, words * 4) == 0, "%s: mask differs from brute force after %u copies",
+                      prefix, n);
+        ck_assert_int_eq(gcg_matcher_commit_bytes(m, (const uint8_t *)"a", 1, NULL),
+                         n < k ? GCG_OK : GCG_ERR_REJECTED);
+    }
+    ck_assert_int_eq(gcg_matcher_commit_bytes(m, (const uint8_t *)"\"}", 2, NULL), GCG_OK);
+    ck_assert(gcg_matcher_is_complete(m));
+    gcg_matcher_free(m);
+    free(fast), free(brute);
+}
+
+START_TEST(chains_share_one_tail)
+{
+    static const uint32_t bounds[2][5] = {{8, 10, 12, 20, 40}, {9, 11, 12, 25, 60}};
+    static const char *const prefixes[5] = {"{a\"", "{b\"  ", "{c'", "{d\"", "{e\""};
+    gcg_vocab v;
+    vocab_make_with(&v, long_tokens, sizeof long_tokens / sizeof *long_tokens);
+    uint32_t states[2];
+    for (int b = 0; b < 2; b++) {
+        const uint32_t *k = bounds[b];
+        char src[sizeof tails_grammar + 64];
+        snprintf(src, sizeof src, tails_grammar, k[0], k[1], k[2], k[3], k[4]);
+        gcg_compile_stats with, without;
+        same_over(src, &v, &with, &without);
+        states[b] = with.lr_states;
+        size_t size = 0;
+        uint8_t *bytes = compile(src, &v, false, &size, &with);
+        gcg_artifact *art = NULL;
+        gcg_error err;
+        ck_assert_int_eq(gcg_artifact_open_memory(bytes, size, &art, &err), GCG_OK);
+        for (int i = 0; i < 5; i++)
+            chain_matches_brute_force(art, prefixes[i], k[i]);
+        gcg_artifact_free(art);
+        free(bytes);
+    }
+    ck_assert_uint_eq(states[0], 65);
+    ck_assert_uint_eq(states[1], states[0]);
+    gcg_vocab_free(&v);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("horizon");
@@ -556,6 +637,7 @@ int main(void)
     tcase_add_test(tc, equal_root_replays_shared);
     tcase_add_loop_test(tc, equal_resumes_shared, 0, (int)(sizeof objects / sizeof *objects));
     tcase_add_test(tc, long_chain_counted);
+    tcase_add_test(tc, chains_share_one_tail);
     tcase_add_loop_test(tc, loops_change_nothing, 0, (int)(sizeof loop_grammars / sizeof *loop_grammars));
     tcase_add_test(tc, string_body_walked_once);
     tcase_add_test(tc, string_body_shared_across_places);
