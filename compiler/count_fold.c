@@ -1,4 +1,5 @@
-/* count_fold.c — folding long counted chains into a counter (see count_fold.h). */
+/* count_fold.c — long counted chains folded into a counter, and chains that
+ * end alike ended in one shared tail (see count_fold.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /*
- * count_fold.h — a long counted repetition as one LR state and a counter.
+ * count_fold.h — a long counted repetition as one LR state and a counter;
+ * repetitions that end alike share their end.
  *
  * X{0,k} lowers to a chain D_0 -> ε, D_j -> D_{j-1} x, U -> D_0 | ... | D_k
  * (lower.c): Θ(k) LR states, each with its rows and its mask walk. A mask
