@@ -553,7 +553,6 @@ START_TEST(equal_resumes_shared)
 }
 END_TEST
 
-
 /* Strings of five bounds over one class, each closed by a quote, end in one
  * shared tail (count_fold.h). The vocabulary's longest token has 12 bytes,
  * so the window is 13: the chains of 8 to 12 links enter the tail at their
