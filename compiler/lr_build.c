@@ -20,6 +20,7 @@ typedef struct builder {
     /* items: item_base[p] + dot */
     uint32_t n_items;
     uint32_t *item_base, *item_prod, *item_dot;
+    uint32_t *item_next;        /* per item: the symbol after the dot, or UINT32_MAX */
     uint64_t *first_after;      /* per item: FIRST of the symbols after the next one */
     bool *null_after;           /* per item: those symbols are all nullable          */
     bool *nullable;
@@ -29,7 +30,12 @@ typedef struct builder {
     uint32_t *kern_start, *kern_len, *clos_start, *clos_len;
     uint32_t *kern, n_kern, cap_kern;
     uint64_t *kern_la;          /* W words per kernel item */
-    uint32_t *clos, n_clos, cap_clos;
+    uint32_t *clos, n_clos, cap_clos, cap_goto_slot;
+    uint32_t *goto_slot;        /* per closure entry with a nonterminal next: the
+                                   kernel entry (index in kern) its goto makes,
+                                   else UINT32_MAX; cap_clos entries            */
+    uint32_t *kern_state;       /* per kernel entry: its state (lalr_lookaheads) */
+    uint32_t *slot_of_item;     /* scratch of expand_state, per item            */
     uint32_t *shift;            /* n_states * C */
     /* gotos, one row per expanded state by ascending nonterminal (states are
      * expanded in order, so rows are appended): row s is go_nt/go_to
@@ -59,11 +65,11 @@ static bool la_or(uint64_t *dst, const uint64_t *src, uint32_t w)
     return changed;
 }
 
+/* The symbol after the item's dot, UINT32_MAX at its end: read from a table,
+ * since every pass over a closure asks it of every item. */
 static uint32_t next_sym(const builder *b, uint32_t item)
 {
-    const cfg_prod *pr = &b->g->prods[b->item_prod[item]];
-    uint32_t dot = b->item_dot[item];
-    return dot < pr->len ? b->g->rhs[pr->rhs + dot] : UINT32_MAX;
+    return b->item_next[item];
 }
 
 static void *grow(void *p, uint32_t *cap, uint32_t need, size_t sz)
@@ -93,13 +99,17 @@ static gcg_status make_items(builder *b)
     }
     b->item_prod = malloc((size_t)b->n_items * sizeof *b->item_prod);
     b->item_dot = malloc((size_t)b->n_items * sizeof *b->item_dot);
+    b->item_next = malloc((size_t)b->n_items * sizeof *b->item_next);
+    b->slot_of_item = malloc((size_t)b->n_items * sizeof *b->slot_of_item);
     b->first_after = calloc((size_t)b->n_items * b->W, sizeof *b->first_after);
     b->null_after = malloc(b->n_items);
-    if (!b->item_prod || !b->item_dot || !b->first_after || !b->null_after)
+    if (!b->item_prod || !b->item_dot || !b->item_next || !b->slot_of_item || !b->first_after || !b->null_after)
         return GCG_ERR_NOMEM;
     for (uint32_t p = 0; p < g->n_prods; p++)
-        for (uint32_t d = 0; d <= g->prods[p].len; d++)
-            b->item_prod[b->item_base[p] + d] = p, b->item_dot[b->item_base[p] + d] = d;
+        for (uint32_t d = 0, it = b->item_base[p]; d <= g->prods[p].len; d++, it++) {
+            b->item_prod[it] = p, b->item_dot[it] = d;
+            b->item_next[it] = d < g->prods[p].len ? g->rhs[g->prods[p].rhs + d] : UINT32_MAX;
+        }
     return GCG_OK;
 }
 
@@ -415,6 +425,26 @@ static bool add_goto(builder *b, uint32_t nt, uint32_t to)
     return true;
 }
 
+/* Where each closure entry of s with a nonterminal next goes by its goto:
+ * the lookahead passes then follow these instead of looking the goto and
+ * the kernel entry up for every entry of every closure. A closure holds
+ * each item once, so the items' slots of expand_state name them. */
+static gcg_status record_goto_slots(builder *b, uint32_t s)
+{
+    uint32_t cap = b->cap_clos, start = b->clos_start[s];
+    if (cap > b->cap_goto_slot) {
+        uint32_t *g = realloc(b->goto_slot, (size_t)cap * sizeof *g);
+        if (!g)
+            return GCG_ERR_NOMEM;
+        b->goto_slot = g, b->cap_goto_slot = cap;
+    }
+    for (uint32_t i = 0; i < b->clos_len[s]; i++) {
+        uint32_t it = b->clos[start + i], x = next_sym(b, it);
+        b->goto_slot[start + i] = x != UINT32_MAX && !CFG_IS_TERM(x) ? b->slot_of_item[it + 1] : UINT32_MAX;
+    }
+    return GCG_OK;
+}
+
 static gcg_status expand_state(builder *b, uint32_t s)
 {
     uint32_t n;
@@ -442,14 +472,18 @@ static gcg_status expand_state(builder *b, uint32_t s)
         }
         if (sym < b->C) {
             b->shift[(size_t)s * b->C + sym] = t;
-        } else if (!add_goto(b, sym - b->C, t)) {
+            continue;
+        }
+        if (!add_goto(b, sym - b->C, t)) {
             free(k);
             return GCG_ERR_NOMEM;
         }
+        for (uint32_t j = 0; j < m; j++) /* t's kernel is k, in this order */
+            b->slot_of_item[k[j]] = b->kern_start[t] + j;
     }
     free(k);
     b->go_start[s + 1] = b->n_go;
-    return GCG_OK;
+    return record_goto_slots(b, s);
 }
 
 static gcg_status build_lr0(builder *b)
@@ -483,9 +517,10 @@ static uint64_t *item_la(builder *b, uint32_t s, uint32_t i)
  * without re-reading a large closure's every item per round. */
 static void close_la(builder *b, uint32_t s)
 {
-    for (uint32_t i = b->kern_len[s]; i < b->clos_len[s]; i++) {
-        uint32_t it = b->clos[b->clos_start[s] + i];
-        memset(b->nt_la + (size_t)b->g->prods[b->item_prod[it]].lhs * b->W, 0, b->W * sizeof(uint64_t));
+    for (uint32_t i = b->kern_len[s], last = UINT32_MAX; i < b->clos_len[s]; i++) {
+        uint32_t lhs = b->g->prods[b->item_prod[b->clos[b->clos_start[s] + i]]].lhs;
+        if (lhs != last) /* a nonterminal's productions enter the closure together */
+            memset(b->nt_la + (size_t)lhs * b->W, 0, b->W * sizeof(uint64_t)), last = lhs;
     }
     uint32_t n_flow = 0;
     for (uint32_t i = 0; i < b->clos_len[s]; i++) {
@@ -527,12 +562,6 @@ static bool propagate_to(builder *b, uint32_t t, uint32_t item, const uint64_t *
     return grew;
 }
 
-static uint32_t builder_goto(const builder *b, uint32_t s, uint32_t nt)
-{
-    lr_tables view = {.go_start = b->go_start, .go_nt = b->go_nt, .go_to = b->go_to};
-    return lr_goto(&view, s, nt);
-}
-
 static bool propagate_state(builder *b, uint32_t s)
 {
     bool changed = false;
@@ -543,7 +572,10 @@ static bool propagate_state(builder *b, uint32_t s)
             continue;
         const uint64_t *la = item_la(b, s, i);
         if (!CFG_IS_TERM(x)) {
-            changed |= propagate_to(b, builder_goto(b, s, x), it + 1, la);
+            uint32_t slot = b->goto_slot[b->clos_start[s] + i];
+            bool grew = la_or(b->kern_la + (size_t)slot * b->W, la, b->W);
+            b->dirty[b->kern_state[slot]] |= grew;
+            changed |= grew;
             continue;
         }
         uint32_t last = UINT32_MAX;
@@ -579,8 +611,12 @@ static gcg_status lalr_lookaheads(builder *b)
      * visit: the same least fixpoint, without redoing the states that
      * settled (most of them after the first pass). */
     b->dirty = malloc(b->n_states + 1);
-    if (!b->dirty)
+    b->kern_state = malloc(((size_t)b->n_kern + 1) * sizeof *b->kern_state);
+    if (!b->dirty || !b->kern_state)
         return GCG_ERR_NOMEM;
+    for (uint32_t s = 0; s < b->n_states; s++)
+        for (uint32_t i = 0; i < b->kern_len[s]; i++)
+            b->kern_state[b->kern_start[s] + i] = s;
     memset(b->dirty, 1, b->n_states);
     for (bool changed = true; changed;) {
         changed = false;
@@ -769,7 +805,8 @@ static gcg_status apply_redirect(const cfg *g, lr_tables *t, const cfg_redirect 
 static void builder_free(builder *b)
 {
     cfg_index_free(&b->ix);
-    void *ps[] = {b->item_base, b->item_prod, b->item_dot, b->first_after, b->null_after, b->nullable,
+    void *ps[] = {b->item_base, b->item_prod, b->item_dot, b->item_next, b->goto_slot, b->kern_state,
+                  b->slot_of_item, b->first_after, b->null_after, b->nullable,
                   b->first, b->kern_start, b->kern_len, b->clos_start, b->clos_len, b->kern,
                   b->kern_la, b->clos, b->shift, b->go_start, b->go_nt, b->go_to, b->accessing, b->htab, b->stamp, b->nt_la, b->flow,
                   b->pairs, b->pairs_tmp, b->dirty};
