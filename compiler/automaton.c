@@ -508,7 +508,7 @@ static void resume_configs(ctx *c, uint32_t d, uint32_t q, uint32_t shared)
         if (shallow && c->trie->height[node] <= shallow)
             continue; /* as gcg_mask_sim_resume would, without the goto */
         if (lhs != last_lhs) /* a state's configurations name few lhs, in runs */
-            last_lhs = lhs, to = lr_goto(c->lr, q, lhs);
+            last_lhs = lhs, to = gcg_mask_sim_goto(&c->sim, q, lhs);
         if (to != GCG_NO_GOTO && shared == NONE)
             gcg_mask_sim_resume(&c->sim, node, q, to);
         else if (to != GCG_NO_GOTO)
@@ -595,7 +595,7 @@ static uint32_t resume_reach(ctx *c, uint32_t d, uint32_t p, uint32_t q)
     const uint32_t *rd = c->d_reads.v + c->d_reads_start.v[d];
     for (uint32_t i = 0; i < c->d_reads_len.v[d]; i++) { /* (lhs, least depth) */
         uint32_t lhs = rd[2 * i], depth = rd[2 * i + 1];
-        uint32_t tp = lr_goto(c->lr, p, lhs), tq = lr_goto(c->lr, q, lhs);
+        uint32_t tp = gcg_mask_sim_goto(&c->sim, p, lhs), tq = gcg_mask_sim_goto(&c->sim, q, lhs);
         if ((tp == GCG_NO_GOTO) != (tq == GCG_NO_GOTO))
             return 0;
         uint32_t m = tp == GCG_NO_GOTO ? HORIZON_ALL : gcg_horizon_pair_reach(&c->hz, tp, tq);
@@ -675,7 +675,7 @@ static uint64_t gotos_hash(const ctx *c, uint32_t d, uint32_t q)
     const uint32_t *rd = c->d_reads.v + c->d_reads_start.v[d];
     uint64_t h = 0x9E3779B97F4A7C15ull;
     for (uint32_t i = 0; i < c->d_reads_len.v[d]; i++)
-        h = (h ^ lr_goto(c->lr, q, rd[2 * i])) * 0x100000001B3ull;
+        h = (h ^ gcg_mask_sim_goto(&c->sim, q, rd[2 * i])) * 0x100000001B3ull;
     return h;
 }
 
@@ -683,7 +683,7 @@ static bool same_gotos(const ctx *c, uint32_t d, uint32_t p, uint32_t q)
 {
     const uint32_t *rd = c->d_reads.v + c->d_reads_start.v[d];
     for (uint32_t i = 0; i < c->d_reads_len.v[d]; i++)
-        if (lr_goto(c->lr, p, rd[2 * i]) != lr_goto(c->lr, q, rd[2 * i]))
+        if (gcg_mask_sim_goto(&c->sim, p, rd[2 * i]) != gcg_mask_sim_goto(&c->sim, q, rd[2 * i]))
             return false;
     return true;
 }

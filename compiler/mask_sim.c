@@ -93,6 +93,23 @@ static gcg_status build_pred(mask_sim *c)
     return GCG_OK;
 }
 
+/* long_gotos: the gotos of every state whose row gcg_mask_sim_goto hashes. */
+static gcg_status build_long_gotos(mask_sim *c)
+{
+    const lr_tables *t = c->lr;
+    for (uint32_t s = 0; s < t->n_states; s++) {
+        if (t->go_start[s + 1] - t->go_start[s] <= GCG_GOTO_SCAN)
+            continue;
+        for (uint32_t k = t->go_start[s]; k < t->go_start[s + 1]; k++) {
+            uint32_t *slot = gcg_map64_slot(&c->long_gotos, (uint64_t)s << 32 | t->go_nt[k], true);
+            if (!slot)
+                return GCG_ERR_NOMEM;
+            *slot = t->go_to[k];
+        }
+    }
+    return GCG_OK;
+}
+
 /* Each state's pending reduction: the one reduction that all its actions
  * are, if there is one; and the terminals each state rejects (bits). */
 static gcg_status build_pending(mask_sim *c)
@@ -253,13 +270,12 @@ static bool layer_below(mask_sim *c, uint32_t ref, uint32_t depth)
  * differ or some lack it. */
 static uint32_t consensus_of(mask_sim *c, uint32_t ref, uint32_t depth, uint32_t lhs)
 {
-    const lr_tables *t = c->lr;
     if (!layer_below(c, ref, depth))
         return DEAD;
     uint32_t result = DEAD;
     bool some_dead = false;
     for (uint32_t i = 0; i < c->layer.n; i++) {
-        uint32_t to = lr_goto(t, c->layer.v[i], lhs);
+        uint32_t to = gcg_mask_sim_goto(c, c->layer.v[i], lhs);
         if (to == GCG_NO_GOTO)
             some_dead = true;
         else if (result == DEAD)
@@ -362,7 +378,7 @@ static bool sim_reduce(mask_sim *c, uint32_t *w, uint32_t p)
     uint32_t o = w[0], k = w[1], len = t->prod_len[p], lhs = t->prod_lhs[p];
     uint32_t to;
     if (len < k) { /* inside the known part */
-        to = lr_goto(t, w[2 + k - 1 - len], lhs);
+        to = gcg_mask_sim_goto(c, w[2 + k - 1 - len], lhs);
         w[1] = k - len + 1;
         w[2 + k - len] = to;
         return to != GCG_NO_GOTO;
@@ -403,7 +419,7 @@ static void pre_reduce(mask_sim *c, uint32_t *w)
             dead[i] |= e[i];
         uint32_t k = x[1], len = t->prod_len[p], lhs = t->prod_lhs[p], to;
         if (len < k) {
-            to = lr_goto(t, x[2 + k - 1 - len], lhs);
+            to = gcg_mask_sim_goto(c, x[2 + k - 1 - len], lhs);
             if (to == GCG_NO_GOTO)
                 return;
             x[1] = k - len + 1, x[2 + k - len] = to;
@@ -1768,6 +1784,8 @@ gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie 
     if (s->st == GCG_OK)
         s->st = build_root_kids(s);
     if (s->st == GCG_OK)
+        s->st = build_long_gotos(s);
+    if (s->st == GCG_OK)
         s->st = gcg_gss_init(&s->gss, lr, s->limits.max_stacks);
     s->gss_form = NONE;
     return s->st;
@@ -1789,7 +1807,7 @@ void gcg_mask_sim_free(mask_sim *c)
                  &c->behav, &c->consulted, &c->seen_data, &c->seen_slots, &c->lset_shared};
     for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
         gcg_vec_free(vs[i]);
-    map64 *ms[] = {&c->consensus, &c->stack_ids, &c->sset_ids, &c->lset_ids, &c->lset_down,
+    map64 *ms[] = {&c->long_gotos, &c->consensus, &c->stack_ids, &c->sset_ids, &c->lset_ids, &c->lset_down,
                    &c->memo_ids, &c->form_ids, &c->resume_forms, &c->nested_forms, &c->seen, &c->memo_seen,
                    &c->shared_ids};
     for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)

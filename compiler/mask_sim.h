@@ -77,6 +77,8 @@ typedef struct mask_sim {
     gcg_limits limits;
     uint32_t *pred_first, *pred;     /* CSR: states with a transition into t,
                                         ascending, each once                    */
+    map64 long_gotos;                /* (state << 32 | nt) -> goto, for the
+                                        states with over GCG_GOTO_SCAN gotos   */
     uint32_t *pending;               /* per state: its only reduction, or
                                         UINT32_MAX (see pre_reduce)            */
     uint64_t *err;                   /* per state: the terminals it rejects,
@@ -170,6 +172,21 @@ typedef struct mask_sim {
     gcg_status st;                   /* first failure                           */
 } mask_sim;
 
+
+/* A goto row longer than this is also hashed (long_gotos): a member
+ * position's state has gotos on every property and key-trie nonterminal
+ * that may follow (1,600 in a large schema), and consensus and resumes ask
+ * such states for one goto after another. */
+#define GCG_GOTO_SCAN 16
+
+/* lr_goto(s->lr, state, nt), by hash where the row is long. */
+static inline uint32_t gcg_mask_sim_goto(const mask_sim *s, uint32_t state, uint32_t nt)
+{
+    const lr_tables *t = s->lr;
+    if (t->go_start[state + 1] - t->go_start[state] <= GCG_GOTO_SCAN)
+        return lr_goto(t, state, nt);
+    return gcg_map64_get(&s->long_gotos, (uint64_t)state << 32 | nt); /* UINT32_MAX: GCG_NO_GOTO */
+}
 
 /* Sets up the simulation over `lr` and the byte `trie` (class_of maps its
  * bytes to the tables' byte classes); the pointers must outlive it. */

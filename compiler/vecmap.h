@@ -68,6 +68,18 @@ static inline uint32_t *gcg_map64_slot(map64 *m, uint64_t key, bool insert)
     m->n++;
     return &m->v[h];
 }
+
+/* The value of `key`, or UINT32_MAX when absent (a read-only look-up). */
+static inline uint32_t gcg_map64_get(const map64 *m, uint64_t key)
+{
+    if (!m->cap)
+        return UINT32_MAX;
+    uint32_t h = gcg_map64_mix(key) & (m->cap - 1);
+    while (m->k[h] != UINT64_MAX && m->k[h] != key)
+        h = (h + 1) & (m->cap - 1);
+    return m->k[h] == key ? m->v[h] : UINT32_MAX;
+}
+
 void gcg_map64_free(map64 *m);
 /* Empties the map for reuse. One much larger than what it holds is given
  * back instead of cleared slot by slot, so that emptying a map that one big
