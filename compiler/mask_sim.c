@@ -1233,17 +1233,12 @@ static const uint64_t *loop_bytes(mask_sim *c, uint32_t low)
         c->loops = l, c->cap_loops = cap;
     }
     uint64_t bytes[LOOP_WORDS] = {0};
-    uint8_t known[256] = {0}, keeps[256] = {0};
-    for (uint32_t b = 0; b < 256 && c->st == GCG_OK; b++) {
-        uint32_t cls = c->class_of[b];
-        if (!known[cls]) {
-            const uint32_t *st = step_get(c, low, cls);
-            keeps[cls] = st && st[STEP_FORM] != NONE && st[STEP_FORM] != BIG && !st[STEP_N_READS] &&
-                         step_lowest(c, st) == low;
-            known[cls] = 1;
-        }
-        if (keeps[cls])
-            bytes[b >> 6] |= 1ull << (b & 63);
+    for (uint32_t i = 0; i < c->n_classes && c->st == GCG_OK; i++) {
+        uint32_t cls = c->class_order[i];
+        const uint32_t *st = step_get(c, low, cls);
+        if (st && st[STEP_FORM] != NONE && st[STEP_FORM] != BIG && !st[STEP_N_READS] && step_lowest(c, st) == low)
+            for (uint32_t w = 0; w < 4; w++)
+                bytes[w] |= c->class_bytes[cls][w];
     }
     if (c->st == GCG_OK && (bytes[0] | bytes[1]) && keeps_chars(c, low, c->n_loops))
         bytes[4] = LOOP_CHARS;
@@ -1763,6 +1758,20 @@ static gcg_status build_root_kids(mask_sim *c)
     return GCG_OK;
 }
 
+/* Each byte class's bytes, and the classes in the order of their lowest
+ * byte (the order a walk over the 256 bytes would first meet them). */
+static void build_classes(mask_sim *c)
+{
+    for (uint32_t b = 0; b < 256; b++) {
+        uint32_t cls = c->class_of[b];
+        bool met = c->class_bytes[cls][0] | c->class_bytes[cls][1] | c->class_bytes[cls][2] |
+                   c->class_bytes[cls][3];
+        if (!met)
+            c->class_order[c->n_classes++] = (uint8_t)cls;
+        c->class_bytes[cls][b >> 6] |= 1ull << (b & 63);
+    }
+}
+
 gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie *trie, const uint8_t *class_of,
                              const gcg_limits *limits, gcg_diag *diag)
 {
@@ -1785,6 +1794,7 @@ gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie 
         s->st = build_root_kids(s);
     if (s->st == GCG_OK)
         s->st = build_long_gotos(s);
+    build_classes(s);
     if (s->st == GCG_OK)
         s->st = gcg_gss_init(&s->gss, lr, s->limits.max_stacks);
     s->gss_form = NONE;

@@ -160,6 +160,9 @@ typedef struct mask_sim {
     uint64_t *loops;                 /* 5 words each: the bytes whose step keeps
                                         a lowest form as it is, then flags     */
     uint32_t n_loops, cap_loops;
+    uint64_t class_bytes[256][4];    /* per byte class: its bytes (256 bits)     */
+    uint8_t class_order[256];        /* the classes by their lowest byte        */
+    uint32_t n_classes;
     bool share;                      /* take loop subtrees whole, pre-reduce,
                                         replay root walks, share steps between
                                         classes and walk general forms (else
