@@ -807,13 +807,16 @@ static bool steps_reserve(mask_sim *c)
                      UINT32_MAX / 2);
         return fail(c, GCG_ERR_LIMIT);
     }
-    if (need > c->cap_direct) {
+    if (need > c->cap_direct) { /* not realloc: it would copy, and fault in, the untouched rest */
         uint32_t cap = c->cap_direct ? c->cap_direct : 4096;
         while (cap < need)
             cap *= 2;
-        uint32_t *d = realloc(c->direct, (size_t)cap * sizeof *d);
+        uint32_t *d = malloc((size_t)cap * sizeof *d);
         if (!d)
             return fail(c, GCG_ERR_NOMEM);
+        if (c->n_direct)
+            memcpy(d, c->direct, (size_t)c->n_direct * sizeof *d);
+        free(c->direct);
         c->direct = d, c->cap_direct = cap;
     }
     uint32_t upto = (uint32_t)((need + 1023) & ~(uint64_t)1023);
