@@ -1183,19 +1183,15 @@ static uint32_t step_lowest(mask_sim *c, const uint32_t *st)
  * goes on in the loop. */
 static bool keeps_chars(mask_sim *c, uint32_t low, uint32_t loop)
 {
-    const uint64_t *used = c->trie->below_sets + 4 * (size_t)c->trie->below[0]; /* every token byte */
     uint32_t form[CHAR_PAIRS], n = 1, todo[CHAR_PAIRS], n_todo = 1;
     uint8_t state[CHAR_PAIRS];
     form[0] = low, state[0] = GCG_U8_START, todo[0] = 0;
     while (n_todo && c->st == GCG_OK) {
         uint32_t i = todo[--n_todo];
-        uint16_t tried[256] = {0}; /* per class: the decoder states already stepped into */
-        for (uint32_t b = 0x80; b < 256; b++) {
-            uint8_t next = gcg_utf8_next(state[i], (uint8_t)b);
-            if (next == GCG_U8_BAD || !((used[b >> 6] >> (b & 63)) & 1) || (tried[c->class_of[b]] >> next & 1))
-                continue;
-            tried[c->class_of[b]] |= (uint16_t)(1u << next);
-            const uint32_t *st = step_get(c, form[i], c->class_of[b]);
+        for (uint32_t j = 0; j < c->n_utf8_steps[state[i]]; j++) {
+            uint32_t cls = c->utf8_steps[state[i]][j] >> 4;
+            uint8_t next = c->utf8_steps[state[i]][j] & 15;
+            const uint32_t *st = step_get(c, form[i], cls);
             if (!st || st[STEP_FORM] == NONE || st[STEP_FORM] == BIG || st[STEP_N_READS])
                 return false;
             uint32_t f = step_lowest(c, st), k = 0;
@@ -1761,6 +1757,25 @@ static gcg_status build_root_kids(mask_sim *c)
     return GCG_OK;
 }
 
+/* Per UTF-8 decoder state, the distinct (byte class, next decoder state)
+ * pairs of the non-ASCII bytes some token holds that the decoder takes, in
+ * the order of their lowest byte: what keeps_chars steps from each (form,
+ * decoder state) pair it meets, without scanning 128 bytes each time. */
+static void build_utf8_steps(mask_sim *c)
+{
+    const uint64_t *used = c->trie->below_sets + 4 * (size_t)c->trie->below[0]; /* every token byte */
+    for (uint32_t st = 0; st < GCG_U8_BAD; st++) {
+        uint16_t tried[256] = {0}; /* per class: the decoder states already listed */
+        for (uint32_t b = 0x80; b < 256; b++) {
+            uint8_t next = gcg_utf8_next((uint8_t)st, (uint8_t)b), cls = c->class_of[b];
+            if (next == GCG_U8_BAD || !((used[b >> 6] >> (b & 63)) & 1) || (tried[cls] >> next & 1))
+                continue;
+            tried[cls] |= (uint16_t)(1u << next);
+            c->utf8_steps[st][c->n_utf8_steps[st]++] = (uint16_t)(cls << 4 | next);
+        }
+    }
+}
+
 /* Each byte class's bytes, and the classes in the order of their lowest
  * byte (the order a walk over the 256 bytes would first meet them). */
 static void build_classes(mask_sim *c)
@@ -1798,6 +1813,7 @@ gcg_status gcg_mask_sim_init(mask_sim *s, const lr_tables *lr, const token_trie 
     if (s->st == GCG_OK)
         s->st = build_long_gotos(s);
     build_classes(s);
+    build_utf8_steps(s);
     if (s->st == GCG_OK)
         s->st = gcg_gss_init(&s->gss, lr, s->limits.max_stacks);
     s->gss_form = NONE;

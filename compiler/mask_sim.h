@@ -40,6 +40,7 @@
 #include "lr_build.h"
 #include "mask_gss.h"
 #include "token_trie.h"
+#include "utf8_ranges.h"
 #include "vecmap.h"
 
 /* A trie node being walked: its form (stacks over a reference set), the
@@ -163,6 +164,9 @@ typedef struct mask_sim {
     uint64_t class_bytes[256][4];    /* per byte class: its bytes (256 bits)     */
     uint8_t class_order[256];        /* the classes by their lowest byte        */
     uint32_t n_classes;
+    uint16_t utf8_steps[GCG_U8_BAD][128]; /* per UTF-8 decoder state: (byte class
+                                        << 4 | next state) pairs (keeps_chars) */
+    uint32_t n_utf8_steps[GCG_U8_BAD];
     bool share;                      /* take loop subtrees whole, pre-reduce,
                                         replay root walks, share steps between
                                         classes and walk general forms (else
