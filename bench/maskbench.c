@@ -8,7 +8,9 @@
  * every invalid instance's bytes and check that it is rejected or
  * incomplete.
  *
- * Latencies are per-step minima over REPLAYS replays of each valid instance.
+ * Latencies are per-step minima over REPLAYS replays of each valid instance;
+ * a schema's compile time is the fastest of WARM_COMPILES compiles after the
+ * first in its child.
  * A file passes when it compiles and every instance is answered right. A
  * wrong answer (valid rejected, invalid accepted, or a mask that forbids a
  * token of a valid instance) is the failure that matters; a refusal (the
@@ -189,6 +191,10 @@ static bool accepts_bytes(gcg_matcher *m, const uint8_t *b, size_t n)
 /* Compiles taking longer are timed once (see child). */
 #define WARM_UNDER 1.0
 
+/* Warm compiles of each schema (see child): its compile time is their
+ * minimum, as each step's latency is a minimum over REPLAYS. */
+#define WARM_COMPILES 3
+
 /* One more replay of the first n steps of a valid instance (all of them,
  * or up to the one that failed, which fails again alike): keeps each step's
  * minimum fill_mask and commit time in lat. */
@@ -222,22 +228,24 @@ static void child(const gcgc_vocab *v, const job *j, bool lenient, int fd)
     double first = now() - t0, secs = first;
     /* Again, on the heap the first one left: the cost in a serving process
      * that has compiled before (the first also pays a copy-on-write fault
-     * for every heap page of the parent it touches). A compile of over
-     * WARM_UNDER seconds is not repeated, so the CPU-time limit means the
-     * same; its faults are a small part of it. */
-    if (st == GCG_OK && first < WARM_UNDER) {
+     * for every heap page of the parent it touches), WARM_COMPILES times,
+     * keeping the fastest: the compile's cost without the host's noise, as
+     * for the latencies. A compile of over WARM_UNDER seconds is not
+     * repeated, so the CPU-time limit means the same; its faults are a small
+     * part of it. */
+    for (int k = 0; st == GCG_OK && first < WARM_UNDER && k < WARM_COMPILES; k++) {
         gcgc_result *again = NULL;
         char *again_msgs = NULL;
         t0 = now();
         gcg_status st2 = gcgc_compile_schema(v, (const char *)j->schema, j->schema_len, &so, &opt, &again, &again_msgs);
-        secs = now() - t0;
-        if (st2 == GCG_OK) {
-            gcgc_result_free(res), free(msgs);
-            res = again, msgs = again_msgs;
-        } else {
+        double t = now() - t0;
+        if (st2 != GCG_OK) {
             gcgc_result_free(again), free(again_msgs);
-            secs = first;
+            break;
         }
+        secs = k == 0 || t < secs ? t : secs;
+        gcgc_result_free(res), free(msgs);
+        res = again, msgs = again_msgs;
     }
     char reason[200] = {0};
     int kind = st == GCG_OK ? 0 : 1;
@@ -522,7 +530,7 @@ static void report(totals *T)
     for (unsigned i = 0; i < T->n_reasons; i++)
         printf("  %5u  %s\n", T->reason_n[i], T->reasons[i]);
     printf("\n");
-    print_dist("compile", &T->compile_s, 1e3, "ms (warm: the second compile in the child, under 1 s)");
+    print_dist("compile", &T->compile_s, 1e3, "ms (warm: the fastest of 3 compiles after the first, under 1 s)");
     print_dist("compile first", &T->compile_first_s, 1e3, "ms (the first, on a freshly forked heap)");
     print_dist("mask", &T->mask_ns, 1e-3, "us");
     print_dist("commit", &T->commit_ns, 1e-3, "us");
