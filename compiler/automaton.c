@@ -9,6 +9,7 @@
 #include "../runtime/artifact_format.h"
 #include "automaton.h"
 #include "certificate.h"
+#include "commit_bound.h"
 #include "horizon.h"
 #include "mask_sim.h"
 #include "minimize.h"
@@ -862,6 +863,23 @@ static gcg_status collect_transitions(ctx *c)
 
 /* The pending lhs of each state's first configuration: the rule a cycle
  * through that state is reported under. */
+/* The commit bound (commit_bound.h), with the rule of its cause named. */
+static gcg_status certify_commit(ctx *c, const cfg *g, const char *const *rule_names)
+{
+    commit_bound cb;
+    gcg_status st = gcg_commit_bound(c->lr, g, c->sim.pred_first, c->sim.pred, &cb);
+    mask_automaton *a = c->out;
+    a->commit_bounded = cb.bounded ? GCG_CERT_BOUNDED : cb.unbounded_reason;
+    a->max_step_work = cb.max_step_work;
+    memset(a->commit_rule, 0, sizeof a->commit_rule);
+    if (st == GCG_OK && !cb.bounded && cb.nt != NONE) {
+        uint32_t rule = g->nts[cb.nt].rule;
+        snprintf(a->commit_rule, sizeof a->commit_rule, "%s",
+                 rule != NONE && rule_names ? rule_names[rule] : g->nts[cb.nt].name);
+    }
+    return st;
+}
+
 static gcg_status record_state_lhs(ctx *c)
 {
     mask_automaton *a = c->out;
@@ -944,6 +962,8 @@ gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_voca
         c.st = gcg_automaton_minimize(out, lr->n_states);
     if (c.st == GCG_OK)
         c.st = gcg_certify(out, g, lr->n_states, rule_names);
+    if (c.st == GCG_OK)
+        c.st = certify_commit(&c, g, rule_names);
     gcg_status st = c.st;
     ctx_free(&c);
     if (st != GCG_OK)

@@ -55,6 +55,9 @@ typedef struct mask_automaton {
     uint32_t unbounded_reason;    /* GCG_CERT_* of artifact_format.h           */
     uint64_t max_bytes;
     char unbounded_rule[64];
+    uint32_t commit_bounded;      /* GCG_CERT_* of one commit step (commit_bound.h) */
+    uint32_t max_step_work;
+    char commit_rule[64];
     uint64_t sim_steps;           /* trie-edge visits during construction      */
     uint32_t walks_shared;        /* root walks and resumes a twin's gave      */
     uint32_t roots_replayed;      /* root runs another's replay gave (run_root) */

@@ -130,6 +130,12 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const toke
                                         !opt->no_shared_walks, opt->resume_group_min, names, &a, diag);
     if (st == GCG_OK)
         st = gcg_certify_whole(&a, &c->lr, &c->g, names);
+    if (st == GCG_OK && c->refs.n && a.commit_bounded == GCG_CERT_BOUNDED) {
+        /* a commit may take a reference and the token's bytes at once: the
+         * frontier is their union, not one stack */
+        a.commit_bounded = GCG_CERT_UNBOUNDED_AMBIGUITY;
+        snprintf(a.commit_rule, sizeof a.commit_rule, "%s", "token reference");
+    }
     if (st == GCG_OK && a.bounded && gcg_token_refs_overlap_text(&c->refs, opt->vocab)) {
         /* a commit may follow a reference and the token's bytes at once:
          * the frontier is their union, which the fork analysis does not
@@ -162,8 +168,11 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const toke
         st = gcg_emit_automaton(&a, c->lr.n_states, w);
     if (st == GCG_OK) {
         gcg_cert_entry ce;
+        gcg_commit_entry e;
         gcg_cert_entry_of(&a, &ce);
+        gcg_commit_entry_of(&a, &e);
         gcg_cert_entry_decode(&ce, &stats->certificate);
+        gcg_commit_entry_decode(&e, &stats->certificate);
     }
     gcg_automaton_free(&a);
     stats->seconds_automaton = now() - t0;

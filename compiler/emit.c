@@ -223,6 +223,14 @@ void gcg_cert_entry_of(const mask_automaton *a, gcg_cert_entry *ce)
     memcpy(ce->unbounded_rule, a->unbounded_rule, sizeof ce->unbounded_rule);
 }
 
+void gcg_commit_entry_of(const mask_automaton *a, gcg_commit_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    e->bounded = a->commit_bounded;
+    e->max_step_work = a->commit_bounded == GCG_CERT_BOUNDED ? a->max_step_work : 0;
+    memcpy(e->unbounded_rule, a->commit_rule, sizeof e->unbounded_rule);
+}
+
 gcg_status gcg_emit_automaton(const mask_automaton *a, uint32_t n_lr_states, gcg_writer *w)
 {
     gcg_status st = emit_sets(a, w);
@@ -244,6 +252,11 @@ gcg_status gcg_emit_automaton(const mask_automaton *a, uint32_t n_lr_states, gcg
         gcg_cert_entry ce;
         gcg_cert_entry_of(a, &ce);
         st = gcg_writer_add(w, GCG_SEC_CERTIFICATE, &ce, sizeof ce);
+    }
+    if (st == GCG_OK) {
+        gcg_commit_entry e;
+        gcg_commit_entry_of(a, &e);
+        st = gcg_writer_add(w, GCG_SEC_COMMIT, &e, sizeof e);
     }
     return st;
 }

@@ -525,6 +525,12 @@ void gcgc_print_certificate(FILE *out, const gcg_certificate *c)
         fprintf(out, "certificate per mask: unbounded stack reads and edges (%s, rule %s), %u set operations\n",
                 c->unbounded_reason == GCG_UNBOUNDED_AMBIGUITY ? "ambiguity" : "recursion", c->unbounded_rule,
                 c->max_set_ops);
+    if (c->commit_bounded)
+        fprintf(out, "certificate per commit: at most %u work units per byte\n", c->max_commit_step_work);
+    else if (c->commit_unbounded_reason == GCG_UNBOUNDED_RECURSION)
+        fprintf(out, "certificate per commit: unbounded (recursion, rule %s)\n", c->commit_unbounded_rule);
+    else if (c->commit_unbounded_reason == GCG_UNBOUNDED_AMBIGUITY)
+        fprintf(out, "certificate per commit: no bound stated (ambiguity, rule %s)\n", c->commit_unbounded_rule);
 }
 
 static void print_summary(const char *output, const gcgc_vocab *v, const gcgc_stats *s)

@@ -312,6 +312,9 @@ static gcg_status load_automaton(gcg_artifact *a, gcg_error *err)
     if (m->cert->bounded > GCG_CERT_UNBOUNDED_AMBIGUITY)
         return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "certificate: unknown bound kind %u",
                              m->cert->bounded);
+    m->commit = (const gcg_commit_entry *)gcg_container_section(&a->c, GCG_SEC_COMMIT, &size);
+    if (m->commit && (size != sizeof *m->commit || m->commit->bounded > GCG_CERT_UNBOUNDED_AMBIGUITY))
+        return gcg_error_set(err, GCG_ERR_FORMAT, GCG_NO_OFFSET, "commit bound section of the wrong size or kind");
     return GCG_OK;
 }
 
@@ -544,6 +547,18 @@ void gcg_cert_entry_decode(const gcg_cert_entry *c, gcg_certificate *out)
     out->unbounded_rule[sizeof out->unbounded_rule - 1] = 0;
 }
 
+void gcg_commit_entry_decode(const gcg_commit_entry *e, gcg_certificate *out)
+{
+    out->commit_bounded = e && e->bounded == GCG_CERT_BOUNDED;
+    out->max_commit_step_work = out->commit_bounded ? e->max_step_work : 0;
+    out->commit_unbounded_reason = !e || out->commit_bounded ? GCG_UNBOUNDED_NONE
+                                   : e->bounded == GCG_CERT_UNBOUNDED_AMBIGUITY ? GCG_UNBOUNDED_AMBIGUITY
+                                                                               : GCG_UNBOUNDED_RECURSION;
+    memset(out->commit_unbounded_rule, 0, sizeof out->commit_unbounded_rule);
+    if (e && !out->commit_bounded)
+        memcpy(out->commit_unbounded_rule, e->unbounded_rule, sizeof out->commit_unbounded_rule - 1);
+}
+
 gcg_status gcg_artifact_certificate(const gcg_artifact *a, gcg_certificate *out)
 {
     if (!a || !out)
@@ -551,6 +566,7 @@ gcg_status gcg_artifact_certificate(const gcg_artifact *a, gcg_certificate *out)
     if (!a->mask.cert)
         return GCG_ERR_NO_VOCAB;
     gcg_cert_entry_decode(a->mask.cert, out);
+    gcg_commit_entry_decode(a->mask.commit, out);
     return GCG_OK;
 }
 
@@ -582,6 +598,6 @@ const char *gcg_section_name(uint32_t id)
     static const char *const names[] = {"unknown", "meta", "grammar", "byteclass", "productions",
                                         "action", "multi", "goto", "symbols", "vocab", "tokensets",
                                         "automaton", "roots", "certificate", "trie", "triggers",
-                                        "vocabref", "tokenrefs", "counts"};
+                                        "vocabref", "tokenrefs", "counts", "commit"};
     return id < sizeof names / sizeof *names ? names[id] : "unknown";
 }

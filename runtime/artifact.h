@@ -88,6 +88,7 @@ typedef struct gcg_mask_view {
     const gcg_trans_entry *trans;
     const uint32_t *root_acc, *root_d;         /* per LR state            */
     const gcg_cert_entry *cert;
+    const gcg_commit_entry *commit; /* NULL: no commit bound stated          */
 } gcg_mask_view;
 
 /* GCG_SEC_TOKEN_REFS (token_ref_section.c); n = 0 when absent. */
@@ -140,6 +141,8 @@ void gcg_release(uint8_t *mem, size_t size, bool mapped);
 /* A GCG_SEC_CERTIFICATE entry as gcg_artifact_certificate reports it (the
  * compiler reports the certificate it wrote through the same decoding). */
 void gcg_cert_entry_decode(const gcg_cert_entry *e, gcg_certificate *out);
+/* Adds a GCG_SEC_COMMIT entry (NULL: none stated) to *out. */
+void gcg_commit_entry_decode(const gcg_commit_entry *e, gcg_certificate *out);
 
 /* The validated container behind an artifact (section table, sizes). */
 const gcg_container *gcg_artifact_container(const gcg_artifact *art);

@@ -36,7 +36,8 @@ enum gcg_section_id {
     GCG_SEC_TRIGGERS = 15,   /* lazy grammar triggers (optional; see below)       */
     GCG_SEC_VOCAB_REF = 16,  /* which vocabulary: size and fingerprint (packed)   */
     GCG_SEC_TOKEN_REFS = 17, /* token references of the grammar (optional)        */
-    GCG_SEC_COUNTS = 18      /* counted repetitions (optional; see below)         */
+    GCG_SEC_COUNTS = 18,     /* counted repetitions (optional; see below)         */
+    GCG_SEC_COMMIT = 19      /* worst-case work of one commit step (optional)     */
 };
 
 /* GCG_SEC_COUNTS (optional; present iff the grammar has a repetition folded
@@ -202,6 +203,17 @@ typedef struct gcg_cert_entry {
     uint64_t max_bytes;       /* per frontier node                              */
     char unbounded_rule[64];
 } gcg_cert_entry;
+
+/* GCG_SEC_COMMIT (optional; absent in artifacts of compilers before it, and
+ * then no bound is stated): gcg_commit_entry. `bounded` is GCG_CERT_BOUNDED,
+ * GCG_CERT_UNBOUNDED_RECURSION (a chain of reductions one terminal can run
+ * through a whole stack) or GCG_CERT_UNBOUNDED_AMBIGUITY (conflicts or token
+ * references fork the stack: not analysed); compiler/commit_bound.h. */
+typedef struct gcg_commit_entry {
+    uint32_t bounded;         /* GCG_CERT_*                                     */
+    uint32_t max_step_work;   /* work units of one GLR step (runtime/glr.h)     */
+    char unbounded_rule[64];
+} gcg_commit_entry;
 #define GCG_MAX_STATES 0x3FFFFFFFu
 
 /* A row of a displaced table (GCG_SEC_ACTION, GCG_SEC_GOTO), per LR state. */

@@ -299,6 +299,18 @@ typedef struct gcg_certificate {
     uint64_t max_bytes;        /* most bytes of token sets touched per frontier node  */
     gcg_unbounded_reason unbounded_reason;
     char unbounded_rule[64];   /* when !bounded: a grammar rule that causes it        */
+    /* The commit bound: the most work (gcg_commit_stats units) one step of a
+     * commit does, a byte or the end-of-input check, so a commit of n bytes
+     * does at most n + 1 times it. Stated for grammars whose LR tables have
+     * no conflicts (the stack stays one stack); with conflicts or token
+     * references the reason is GCG_UNBOUNDED_AMBIGUITY and no bound is
+     * stated; GCG_UNBOUNDED_RECURSION when one terminal can close a
+     * recursion all the way down the stack (the rule is named); NONE in
+     * artifacts written before the bound existed. */
+    bool commit_bounded;
+    uint32_t max_commit_step_work;
+    gcg_unbounded_reason commit_unbounded_reason;
+    char commit_unbounded_rule[64];
 } gcg_certificate;
 
 GCG_API gcg_status gcg_artifact_certificate(const gcg_artifact *art, gcg_certificate *out);

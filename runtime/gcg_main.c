@@ -923,6 +923,12 @@ static void print_certificate(const gcg_artifact *art)
                c.max_stack_reads, c.max_set_ops, (unsigned long long)c.max_bytes);
     else
         printf("certificate: unbounded (rule %s)\n", c.unbounded_rule);
+    if (st == GCG_OK && c.commit_bounded)
+        printf("commit: at most %u work units per byte\n", c.max_commit_step_work);
+    else if (st == GCG_OK && c.commit_unbounded_reason != GCG_UNBOUNDED_NONE)
+        printf("commit: %s (rule %s)\n",
+               c.commit_unbounded_reason == GCG_UNBOUNDED_RECURSION ? "unbounded" : "no bound stated",
+               c.commit_unbounded_rule);
 }
 
 static int cmd_info(int argc, char **argv)

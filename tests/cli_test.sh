@@ -178,11 +178,13 @@ ls nested.gcg.tmp.* >/dev/null 2>&1 && { fail=$((fail + 1)); echo "FAIL --strict
 run "$GCGC" compile nested_list.gbnf -o nested.gcg
 check_grep "gcgc unbounded without --strict-latency" 0 err '^certificate: unbounded \(rule list\)$'
 check_grep "gcgc unbounded per mask" 0 err '^certificate per mask: unbounded stack reads and edges \(ambiguity, rule list\), [1-9][0-9]* set operations$'
+check_grep "gcgc no commit bound" 0 err '^certificate per commit: no bound stated \(ambiguity, rule list\)$'
 run "$GCGC" compile right_rec.gbnf -o right_rec.gcg --strict-latency
 check_grep "gcgc --strict-latency right recursion" 0 err '^certificate: at most 1 stack reads, '
 run "$GCGC" compile tiny_json.gbnf -o tiny_json.gcg --vocab-hex tiny_json.hex --eos 12
 check_grep "gcgc tiny JSON certificate" 0 err '^certificate: at most 8 stack reads, 8 set operations, [0-9]+ bytes per frontier node$'
 check_grep "gcgc tiny JSON per mask" 0 err '^certificate per mask: 8 stack reads, 8 edges, 8 set operations$'
+check_grep "gcgc tiny JSON per commit" 0 err '^certificate per commit: at most 42 work units per byte$'
 cert=$(grep '^certificate: ' <<<"$err")
 
 # ---- gcgc: where -o writes ---------------------------------------------------------
@@ -444,8 +446,11 @@ run "$GCG" info paren.gcg
 check_grep "info bytes256" 0 out '^vocabulary: bytes256, 256 tokens, EOS ids: none$'
 run "$GCG" info nested.gcg
 check_grep "info unbounded" 0 out '^certificate: unbounded \(rule list\)$'
+check_grep "info no commit bound" 0 out '^commit: no bound stated \(rule list\)$'
 run "$GCG" info tiny_json.gcg
 check_grep "info tiny JSON certificate" 0 out '^certificate: at most 8 stack reads, 8 set operations, [0-9]+ bytes per frontier node$'
+check_grep "info tiny JSON commit bound" 0 out '^commit: at most 42 work units per byte$'
+check_grep "info commit section" 0 out '^ +19  commit +[0-9]+ +72$'
 [[ -n $cert && $(grep '^certificate: ' <<<"$out") == "$cert" ]] && pass=$((pass + 1)) ||
     { fail=$((fail + 1)); echo "FAIL gcg info certificate differs from gcgc's: $cert"; }
 run "$GCG" match tiny_json.gcg < <(printf '{"ab":[1,true,{}],"c":[]}')

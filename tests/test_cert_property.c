@@ -10,7 +10,9 @@
  * ambiguous material) grow long: those are what widen the stack. Commits run
  * under max_commit_work so that a grammar ambiguous enough to be cubic ends
  * its walk (GCG_ERR_LIMIT) instead of the test. Every 64 steps the mask is
- * checked against the brute force as well.
+ * checked against the brute force as well. Every commit, and the end-of-input
+ * check after each walk, is held to the commit bound where one is stated
+ * (the most work one GLR step does: compiler/commit_bound.h).
  *
  * Knobs: GCG_CERTPROP_SEED (first grammar seed), GCG_CERTPROP_GRAMMARS,
  * GCG_CERTPROP_LEN (bytes per walk). A failure names the seed, the grammar
@@ -71,7 +73,19 @@ static int pick(const uint32_t *w, int prev, uint64_t *rng)
 
 typedef struct walk_max {
     uint32_t reads, edges, set_ops;
+    uint64_t step_work;
 } walk_max;
+
+/* The last commit's costliest step against the commit bound. */
+static void check_commit(gcg_matcher *m, const gcg_certificate *c, uint64_t seed, size_t i, walk_max *mx)
+{
+    gcg_commit_stats cs;
+    gcg_matcher_last_commit_stats(m, &cs);
+    mx->step_work = cs.max_step_work > mx->step_work ? cs.max_step_work : mx->step_work;
+    if (c->commit_bounded)
+        ck_assert_msg(cs.max_step_work <= c->max_commit_step_work, "seed %llu, %zu bytes: a step of %llu work > %u",
+                      (unsigned long long)seed, i, (unsigned long long)cs.max_step_work, c->max_commit_step_work);
+}
 
 /* One walk of at most len bytes, keeping the largest mask seen in *mx. */
 static void walk(gcg_matcher *m, const gcg_certificate *c, uint64_t seed, uint64_t *rng, size_t len, walk_max *mx)
@@ -98,23 +112,26 @@ static void walk(gcg_matcher *m, const gcg_certificate *c, uint64_t seed, uint64
         }
         int byte = pick(w, prev, rng);
         if (byte < 0)
-            return;
+            break;
         uint8_t u = (uint8_t)byte;
         gcg_status st = gcg_matcher_commit_bytes(m, &u, 1, NULL);
         if (st == GCG_ERR_LIMIT)
             return;
+        check_commit(m, c, seed, i, mx);
         ck_assert_msg(st == GCG_OK, "seed %llu: byte 0x%02x from the mask: %s", (unsigned long long)seed, u,
                       gcg_status_str(st));
         prev = byte;
     }
+    if (gcg_matcher_commit_eos(m) != GCG_ERR_LIMIT)
+        check_commit(m, c, seed, len, mx);
 }
 
 START_TEST(test_certificate_holds)
 {
     uint64_t first = env_u64("GCG_CERTPROP_SEED", 1), n = env_u64("GCG_CERTPROP_GRAMMARS", 100);
     size_t len = (size_t)env_u64("GCG_CERTPROP_LEN", 600);
-    uint32_t tried = 0, bounded = 0;
-    walk_max all = {0, 0, 0};
+    uint32_t tried = 0, bounded = 0, commit_bounded = 0;
+    walk_max all = {0, 0, 0, 0};
     for (uint64_t seed = first; seed < first + n; seed++) {
         rg_grammar *g = rg_generate(seed);
         ck_assert_ptr_nonnull(g);
@@ -138,6 +155,7 @@ START_TEST(test_certificate_holds)
         }
         tried++;
         bounded += c.bounded;
+        commit_bounded += c.commit_bounded;
         gcg_matcher_free(m);
         gcg_artifact_free(art);
         rg_free(g);
@@ -145,6 +163,8 @@ START_TEST(test_certificate_holds)
     /* The sample must hold both kinds, or the test proves little. */
     ck_assert_uint_gt(bounded, 0);
     ck_assert_uint_lt(bounded, tried);
+    ck_assert_uint_gt(commit_bounded, 0);
+    ck_assert_uint_lt(commit_bounded, tried);
 }
 END_TEST
 

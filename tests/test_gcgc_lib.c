@@ -86,6 +86,11 @@ static void certificate_matches_artifact(const char *grammar, bool bounded, gcg_
     ck_assert_uint_eq(s.certificate.max_bytes, c.max_bytes);
     ck_assert_int_eq(s.certificate.unbounded_reason, c.unbounded_reason);
     ck_assert_str_eq(s.certificate.unbounded_rule, c.unbounded_rule);
+    ck_assert_int_eq(s.certificate.commit_bounded, c.commit_bounded);
+    ck_assert_uint_eq(s.certificate.max_commit_step_work, c.max_commit_step_work);
+    ck_assert_int_eq(s.certificate.commit_unbounded_reason, c.commit_unbounded_reason);
+    ck_assert_str_eq(s.certificate.commit_unbounded_rule, c.commit_unbounded_rule);
+    ck_assert_int_eq(c.commit_bounded, bounded); /* the bounded one has no conflict, the other has */
     ck_assert_uint_gt(c.max_set_ops, 0);
     gcg_artifact_free(art);
     gcgc_result_free(r);
