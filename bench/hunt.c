@@ -59,6 +59,8 @@ static gcg_status commit(hunt *h, uint32_t tok)
     gcg_commit_stats c;
     gcg_matcher_last_commit_stats(h->m, &c);
     h->r->max_commit_work = c.work > h->r->max_commit_work ? c.work : h->r->max_commit_work;
+    h->r->max_step_work = c.max_step_work > h->r->max_step_work ? c.max_step_work : h->r->max_step_work;
+    h->r->over |= h->cert.commit_bounded && c.max_step_work > h->cert.max_commit_step_work;
     return st;
 }
 
@@ -140,15 +142,23 @@ gcg_status bench_hunt(const gcg_artifact *art, uint32_t walks, uint32_t len, uin
         fprintf(out, "hunt: %llu masks, %llu walks ended by the commit work limit\n",
                 (unsigned long long)r->masks, (unsigned long long)r->limited);
         fprintf(out, "hunt: observed at most %u stack reads, %u edges, %u set operations per mask; "
-                     "%llu work per commit\n",
-                r->max_reads, r->max_edges, r->max_set_ops, (unsigned long long)r->max_commit_work);
+                     "%llu work per commit, %llu per step\n",
+                r->max_reads, r->max_edges, r->max_set_ops, (unsigned long long)r->max_commit_work,
+                (unsigned long long)r->max_step_work);
         if (h.cert.bounded)
             fprintf(out, "hunt: certificate %u stack reads, %u edges, %u set operations\n", h.cert.max_stack_reads,
                     h.cert.max_edges, h.cert.max_set_ops);
         else
             fprintf(out, "hunt: certificate unbounded reads and edges (rule %s), %u set operations\n",
                     h.cert.unbounded_rule, h.cert.max_set_ops);
-        fprintf(out, "hunt: %s\n", r->over ? "FAILED: a mask exceeded the certificate" : "within the certificate");
+        if (h.cert.commit_bounded)
+            fprintf(out, "hunt: certificate %u work per commit step\n", h.cert.max_commit_step_work);
+        else
+            fprintf(out, "hunt: no commit bound stated (%s, rule %s)\n",
+                    h.cert.commit_unbounded_reason == GCG_UNBOUNDED_RECURSION ? "recursion" : "ambiguity",
+                    h.cert.commit_unbounded_rule);
+        fprintf(out, "hunt: %s\n",
+                r->over ? "FAILED: a mask or a commit step exceeded the certificate" : "within the certificate");
     }
     gcg_matcher_free(h.m);
     free(h.mask), free(h.trial), free(h.allowed);

@@ -9,7 +9,8 @@
  * back) and keeps the one whose mask followed the most stack edges. Commits
  * run under a work limit, so a grammar that is cubic on some input ends the
  * walk instead of the benchmark. Reports the largest mask seen (stack reads,
- * edges, set operations) and commit next to the certificate.
+ * edges, set operations) and commit (all of it, and its costliest step)
+ * next to the certificate, which bounds both where it states a bound.
  */
 #ifndef GCG_BENCH_HUNT_H
 #define GCG_BENCH_HUNT_H
@@ -23,8 +24,10 @@
 typedef struct bench_hunt_result {
     uint32_t max_reads, max_edges, max_set_ops; /* over every mask            */
     uint64_t max_commit_work;                   /* over every commit          */
+    uint64_t max_step_work;                     /* ... its costliest step     */
     uint64_t masks, limited;                    /* masks; walks ended by a limit */
-    bool over;                                  /* some mask passed the certificate */
+    bool over;                                  /* a mask or a commit step passed
+                                                   the certificate            */
 } bench_hunt_result;
 
 /* Runs `walks` walks of at most `len` tokens (seeded) and prints a summary

@@ -18,7 +18,9 @@
  * reason. Where the artifact's latency certificate is bounded, every mask of
  * a valid instance is checked against it: the stack reads, edges and set
  * operations one fill_mask did (gcg_mask_stats) may not pass what the
- * certificate states, and an instance whose masks do is a failure too. Each
+ * certificate states, and an instance whose masks do is a failure too; so is
+ * one with a commit step (a byte, or the end check) over the certificate's
+ * commit bound, where it states one. Each
  * file runs in a child process under a CPU-time limit (and ten
  * times that in wall time), so one slow compile or a crash is one refusal,
  * not a stalled run.
@@ -28,7 +30,7 @@
  * --budget: start no file after that many seconds of wall time; the files
  * left are counted and named as not run, and the tables cover the others.
  * JOBS.txt is written by maskbench_tok.mjs. Exit status: 0 no wrong answer
- * and no mask over its certificate, 1 either, 2 usage or unreadable input.
+ * and nothing over its certificate, 1 either, 2 usage or unreadable input.
  */
 #include <errno.h>
 #include <signal.h>
@@ -83,6 +85,9 @@ typedef struct totals {
     uint64_t cert_masks, cert_over; /* masks of bounded artifacts checked, over it */
     unsigned cert_files;            /* files whose certificate is bounded        */
     double cert_most[3];            /* most observed / certified: reads, edges, set ops */
+    uint64_t commit_checked, commit_over; /* instances held to a commit bound, over it */
+    unsigned commit_files;          /* files with a commit bound                 */
+    double commit_most;             /* costliest commit step / its bound         */
 } totals;
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -268,7 +273,9 @@ static void child(const gcgc_vocab *v, const job *j, bool lenient, int fd)
         size_t words = gcg_artifact_mask_words(art);
         uint32_t *mask = calloc(words, sizeof *mask);
         gcg_certificate cert;
-        bool bounded = gcg_artifact_certificate(art, &cert) == GCG_OK && cert.bounded;
+        bool have_cert = gcg_artifact_certificate(art, &cert) == GCG_OK;
+        bool bounded = have_cert && cert.bounded;
+        uint32_t step_bound = have_cert && cert.commit_bounded ? cert.max_commit_step_work : UINT32_MAX;
         fwrite(&bounded, sizeof bounded, 1, out);
         for (size_t i = 0; i < j->n; i++) {
             const test *t = &j->t[i];
@@ -277,6 +284,8 @@ static void child(const gcgc_vocab *v, const job *j, bool lenient, int fd)
             uint32_t n = 0;
             uint32_t *lat = t->has_ids ? malloc(2 * (t->n_ids + 1) * sizeof *lat) : NULL;
             uint32_t use[3] = {0, 0, 0}; /* the most reads, edges, set ops of one mask */
+            uint32_t step[2] = {0, step_bound}; /* the costliest commit step, its bound */
+            gcg_commit_stats cst;
             if (t->valid && t->has_ids) {
                 for (size_t k = 0; k < t->n_ids && !wrong; k++) {
                     double a = now();
@@ -290,6 +299,8 @@ static void child(const gcgc_vocab *v, const job *j, bool lenient, int fd)
                     bool allowed = (mask[t->ids[k] / 32] >> (t->ids[k] % 32)) & 1;
                     gcg_status cs = gcg_matcher_commit(m, t->ids[k]);
                     double c = now();
+                    gcg_matcher_last_commit_stats(m, &cst);
+                    step[0] = cst.max_step_work > step[0] ? (uint32_t)cst.max_step_work : step[0];
                     lat[2 * n] = (uint32_t)((b - a) * 1e9);
                     lat[2 * n + 1] = (uint32_t)((c - b) * 1e9);
                     n++;
@@ -304,6 +315,8 @@ static void child(const gcgc_vocab *v, const job *j, bool lenient, int fd)
                     replay_min(m, t, n, mask, words, lat);
             } else {
                 gcg_status cs = gcg_matcher_commit_bytes(m, t->bytes, t->n, NULL);
+                gcg_matcher_last_commit_stats(m, &cst);
+                step[0] = cst.max_step_work > UINT32_MAX ? UINT32_MAX : (uint32_t)cst.max_step_work;
                 bool accepted = cs == GCG_OK && gcg_matcher_is_complete(m);
                 wrong = t->valid ? (accepted ? 0 : 1) : (accepted ? 2 : 0);
             }
@@ -317,6 +330,7 @@ static void child(const gcgc_vocab *v, const job *j, bool lenient, int fd)
                 uint32_t c[6] = {use[0], cert.max_stack_reads, use[1], cert.max_edges, use[2], cert.max_set_ops};
                 fwrite(c, sizeof c, 1, out);
             }
+            fwrite(step, sizeof step, 1, out);
             free(lat);
         }
         free(mask);
@@ -408,7 +422,8 @@ static void run_job(const gcgc_vocab *v, job *j, totals *T, unsigned timeout, bo
     reason[sizeof reason - 1] = 0;
     bool bounded = false;
     ok = ok && (kind != 0 || fread(&bounded, sizeof bounded, 1, in) == 1);
-    unsigned wrong = 0, done = 0, order = 0, cert_over = 0;
+    unsigned wrong = 0, done = 0, order = 0, cert_over = 0, commit_over = 0;
+    bool commit_file = false;
     uint32_t slow_mask = 0, slow_commit = 0; /* the file's slowest steps, ns */
     uint32_t steps = 0, over = 0;            /* its steps, and those over 10 us  */
     for (size_t i = 0; ok && kind == 0 && i < j->n; i++) {
@@ -425,9 +440,16 @@ static void run_job(const gcgc_vocab *v, job *j, totals *T, unsigned timeout, bo
             slow_commit = p[1] > slow_commit ? p[1] : slow_commit;
             steps++, over += (uint64_t)p[0] + p[1] > 10000;
         }
-        uint32_t c[6];
-        if (bounded && fread(c, sizeof c, 1, in) != 1)
+        uint32_t c[6], step[2];
+        if ((bounded && fread(c, sizeof c, 1, in) != 1) || fread(step, sizeof step, 1, in) != 1)
             break;
+        if (step[1] != UINT32_MAX) { /* the costliest commit step, next to its bound */
+            commit_over += step[0] > step[1];
+            double r = step[1] ? (double)step[0] / step[1] : 0;
+            T->commit_most = r > T->commit_most ? r : T->commit_most;
+            T->commit_checked++;
+            commit_file = true;
+        }
         for (int k = 0; bounded && n && k < 3; k++) {
             cert_over += c[2 * k] > c[2 * k + 1];
             double r = c[2 * k + 1] ? (double)c[2 * k] / c[2 * k + 1] : 0;
@@ -471,6 +493,11 @@ static void run_job(const gcgc_vocab *v, job *j, totals *T, unsigned timeout, bo
     sp->compiled++;
     T->cert_files += bounded;
     T->cert_over += cert_over;
+    T->commit_files += commit_file;
+    T->commit_over += commit_over;
+    if (verbose && commit_over)
+        fprintf(stderr, "OVER %s: %u instances had a commit step do more work than the certificate states\n",
+                j->name, commit_over);
     if (verbose && cert_over)
         fprintf(stderr, "OVER %s: %u instances had a mask do more work than the certificate states\n", j->name,
                 cert_over);
@@ -514,6 +541,10 @@ static void report(totals *T)
            "used: stack reads %.0f%%, edges %.0f%%, set operations %.0f%%\n",
            (unsigned long long)T->cert_masks, T->cert_files, (unsigned long long)T->cert_over,
            100 * T->cert_most[0], 100 * T->cert_most[1], 100 * T->cert_most[2]);
+    printf("commit bound: %llu instances of %u files with a bound checked, %llu over it; the costliest step "
+           "used %.0f%% of it\n",
+           (unsigned long long)T->commit_checked, T->commit_files, (unsigned long long)T->commit_over,
+           100 * T->commit_most);
     printf("order: %u valid instances in %u files accepted only with their keys in schema order\n"
            "       (gcg's documented property order; such a file does not pass)\n",
            T->order_only, T->order_files);
@@ -619,7 +650,8 @@ int main(int argc, char **argv)
     if (not_run)
         printf("\nbudget of %u s reached: %u files not run (the tables above cover the files run)\n", budget,
                not_run);
-    unsigned wrong = T->wrong_valid + T->wrong_invalid + T->wrong_mask + (unsigned)T->cert_over;
+    unsigned wrong = T->wrong_valid + T->wrong_invalid + T->wrong_mask + (unsigned)T->cert_over +
+                     (unsigned)T->commit_over;
     free(T->compile_s.v), free(T->compile_first_s.v), free(T->mask_ns.v), free(T->commit_ns.v), free(T->both_ns.v);
     free(T);
     gcgc_vocab_free(v);

@@ -152,6 +152,15 @@ static void timed_commit(run_ctx *c, uint64_t dt, uint32_t tok) {
     c->commit++;
 }
 
+/* The commit just made against the certificate's commit bound (per step). */
+static void check_commit(run_ctx *c, size_t seq, uint32_t pos) {
+    gcg_commit_stats cs;
+    gcg_matcher_last_commit_stats(c->m, &cs);
+    if (c->cert.commit_bounded && cs.max_step_work > c->cert.max_commit_step_work)
+        fail(c, &c->r->fail.reads_over_cert, "sequence %zu, token %u: a commit step of %llu work, certificate bound %u",
+             seq, pos, (unsigned long long)cs.max_step_work, c->cert.max_commit_step_work);
+}
+
 static bool step_commit(run_ctx *c, size_t seq, uint32_t pos, uint32_t tok) {
     bool allowed = bit(c->mask, c->words, tok);
     uint64_t t0 = bench_now_ns();
@@ -163,6 +172,7 @@ static bool step_commit(run_ctx *c, size_t seq, uint32_t pos, uint32_t tok) {
         return false;
     }
     timed_commit(c, dt, tok);
+    check_commit(c, seq, pos);
     if (!allowed)
         fail(c, &c->r->fail.not_in_mask, "sequence %zu, token %u (id %u): committed but not in the mask", seq, pos,
              tok);
@@ -184,6 +194,7 @@ static void step_eos(run_ctx *c, size_t seq, uint32_t pos) {
         return;
     }
     timed_commit(c, dt, id);
+    check_commit(c, seq, pos);
 }
 
 static void replay(run_ctx *c, const bench_seqset *s, size_t i) {
@@ -283,7 +294,8 @@ gcg_status bench_measure_run(const gcg_artifact *art, const bench_seqset *seqs, 
     run_ctx c = {.art = art, .words = gcg_artifact_mask_words(art), .bf_stride = opt->bf_every, .r = r,
                  .bf_budget_ns = (uint64_t)(opt->bf_budget_s * 1e9), .total_steps = seqs->n_tok + seqs->n_seq};
     c.eos = gcg_artifact_eos(art, &c.n_eos);
-    if (gcg_artifact_certificate(art, &c.cert) != GCG_OK) c.cert.bounded = false, c.cert.max_set_ops = UINT32_MAX;
+    if (gcg_artifact_certificate(art, &c.cert) != GCG_OK)
+        c.cert.bounded = c.cert.commit_bounded = false, c.cert.max_set_ops = UINT32_MAX;
     gcg_status st = gcg_matcher_new(art, NULL, &c.m, NULL);
     if (st != GCG_OK) return st;
     c.mask = calloc(c.words + 1, sizeof *c.mask);
