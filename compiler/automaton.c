@@ -861,8 +861,6 @@ static gcg_status collect_transitions(ctx *c)
     return GCG_OK;
 }
 
-/* The pending lhs of each state's first configuration: the rule a cycle
- * through that state is reported under. */
 /* The commit bound (commit_bound.h), with the rule of its cause named. */
 static gcg_status certify_commit(ctx *c, const cfg *g, const char *const *rule_names)
 {
@@ -880,6 +878,8 @@ static gcg_status certify_commit(ctx *c, const cfg *g, const char *const *rule_n
     return st;
 }
 
+/* The pending lhs of each state's first configuration: the rule a cycle
+ * through that state is reported under. */
 static gcg_status record_state_lhs(ctx *c)
 {
     mask_automaton *a = c->out;

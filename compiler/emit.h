@@ -53,7 +53,7 @@ void gcg_cert_entry_of(const mask_automaton *a, gcg_cert_entry *ce);
 /* The GCG_SEC_COMMIT entry of the automaton's commit bound. */
 void gcg_commit_entry_of(const mask_automaton *a, gcg_commit_entry *e);
 
-/* Adds the token sets, automaton, roots and certificate sections. */
+/* Adds the token sets, automaton, roots, certificate and commit sections. */
 gcg_status gcg_emit_automaton(const mask_automaton *a, uint32_t n_lr_states, gcg_writer *w);
 
 #endif /* GCG_EMIT_H */
