@@ -185,10 +185,13 @@ static bool accepts_bytes(gcg_matcher *m, const uint8_t *b, size_t n)
 }
 
 /* Record: int kind (0 compiled, 1 refused), double compile s (warm), double
- * compile s (first in the child), char reason[200],
- * then per test: int wrong (0 ok, 1 valid rejected, 2 invalid accepted, 3 mask,
- * 4 valid accepted only with its keys in schema order),
- * uint32 n, n pairs of uint32 (mask ns, commit ns). */
+ * compile s (first in the child), char reason[200]; when compiled, bool
+ * bounded (the mask certificate), then per test: int wrong (0 ok, 1 valid
+ * rejected, 2 invalid accepted, 3 mask, 4 valid accepted only with its keys
+ * in schema order), uint32 n, n pairs of uint32 (mask ns, commit ns); when
+ * bounded, uint32[6]: the most stack reads, edges and set operations of one
+ * mask, each followed by its bound; uint32[2]: the costliest commit step and
+ * the commit bound (UINT32_MAX: none stated). */
 /* Replays of each valid instance: each step's latencies are the minima over
  * them, the engine's cost without the host's noise (bench/README.md). */
 #define REPLAYS 3
