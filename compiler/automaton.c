@@ -447,14 +447,6 @@ static void run_root_deep(ctx *c, uint32_t x, uint32_t y, uint32_t reach)
     a->root_d[x] = d_id(c);
 }
 
-/* Whether state s can top the runtime's frontier: the frontier holds the
- * start state and the nodes a shift made (glr.h), never a state entered by
- * a goto, whose RootAcc and RootD no mask reads. */
-static bool frontier_state(const lr_tables *lr, uint32_t s)
-{
-    return lr->accessing[s] == UINT32_MAX || CFG_IS_TERM(lr->accessing[s]);
-}
-
 /* RootAcc and RootD of every LR state that can top the frontier (about
  * half of them; the others get the empty set and no reads): a state whose
  * twin's walk is known to equal its own (horizon.h) takes the twin's
@@ -466,7 +458,7 @@ static void run_roots(ctx *c, uint8_t *done)
     const uint32_t *twin = c->hz.twin;
     uint32_t none = set_id_of(c, NULL, 0);
     for (uint32_t s = 0; s < c->lr->n_states && c->st == GCG_OK; s++) {
-        if (!frontier_state(c->lr, s)) {
+        if (!lr_frontier_state(c->lr, s)) { /* a goto enters s: no mask reads its roots */
             if (!done[s])
                 a->root_acc[s] = none, a->root_d[s] = NONE;
             continue;

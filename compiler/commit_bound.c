@@ -156,13 +156,6 @@ static bool forks(const lr_tables *lr, uint32_t *nt)
     return false;
 }
 
-/* Whether state s can top the frontier: the start state and the states a
- * shift enters (as automaton.c's frontier_state). */
-static bool frontier_state(const lr_tables *lr, uint32_t s)
-{
-    return lr->accessing[s] == UINT32_MAX || CFG_IS_TERM(lr->accessing[s]);
-}
-
 /* Every terminal from every frontier state: the costliest step, or a cycle. */
 static void bound_steps(cb *c, commit_bound *out)
 {
@@ -172,7 +165,7 @@ static void bound_steps(cb *c, commit_bound *out)
         memset(c->mark, 0, lr->n_states);
         for (uint32_t s = 0; s < lr->n_states && c->st == GCG_OK && out->bounded; s++) {
             uint32_t cycle;
-            if (!frontier_state(lr, s))
+            if (!lr_frontier_state(lr, s))
                 continue;
             if (!c->mark[s] && !chain_from(c, s, t, &cycle)) {
                 out->bounded = false;

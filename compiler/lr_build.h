@@ -66,6 +66,14 @@ static inline uint32_t lr_goto(const lr_tables *t, uint32_t s, uint32_t nt)
     return lo < t->go_start[s + 1] && t->go_nt[lo] == nt ? t->go_to[lo] : GCG_NO_GOTO;
 }
 
+/* Whether state s can top the runtime's frontier: the frontier holds the
+ * start state and the nodes a shift made (runtime/glr.h), never a state
+ * entered by a goto. */
+static inline bool lr_frontier_state(const lr_tables *t, uint32_t s)
+{
+    return t->accessing[s] == UINT32_MAX || CFG_IS_TERM(t->accessing[s]);
+}
+
 void gcg_lr_free(lr_tables *t);
 
 #endif /* GCG_LR_BUILD_H */
