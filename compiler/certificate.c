@@ -152,6 +152,9 @@ static gcg_status dedupe_set_ops(const mask_automaton *a, uint32_t n_lr_states, 
 #define FB_SHIFT 0x7FFFFFF1u  /* level of this step's shifts                 */
 #define FB_FIRST 0x80000000u  /* flag: made in the fork's own step           */
 #define FB_MERGE_ENTRIES 1024 /* beyond this many entries, merging is skipped */
+#define FB_GAP 0xFFFFFFFEu    /* state of a gap entry (see fb_gap)            */
+#define FB_KEEP 2             /* entries kept exact above a gap              */
+#define FB_FRESH 0x40000000u  /* levels given to entries revealed in a gap   */
 
 typedef struct fb_entry {
     uint32_t state, level;
@@ -168,7 +171,7 @@ typedef struct fb_config {
     fb_stack s[FB_STACKS];
 } fb_config;
 
-typedef enum { FB_OK, FB_EXTEND, FB_GIVE_UP } fb_result;
+typedef enum { FB_OK, FB_EXTEND, FB_REVEAL, FB_GIVE_UP } fb_result;
 
 #define FB_NODE_BITS 12 /* hash slots for a configuration's nodes: */
 #define FB_NODE_SLOTS (1u << FB_NODE_BITS) /* > 2 * FB_MERGE_ENTRIES */
@@ -225,6 +228,9 @@ typedef struct fork_bound {
     uint32_t *reps, n_reps_words, cap_reps; /* terminals explored from the
                                          config in hand: (t, n, states...)
                                          records                             */
+    bool gaps, own_full;              /* common chains become gaps; a stack
+                                         outgrew FB_OWN                      */
+    uint32_t fresh;                   /* the next revealed entry's level     */
 } fork_bound;
 
 static uint32_t fb_top(const fb_config *c, const fb_stack *s)
@@ -354,6 +360,8 @@ static fb_result fb_reduce(fork_bound *f, const fb_config *c, const fb_stack *fr
     const lr_tables *lr = f->lr;
     uint32_t n = from->n, d = from->d;
     for (uint32_t k = 0; k < lr->prod_len[prod]; k++) {
+        if (n && from->e[n - 1].state == FB_GAP)
+            return FB_REVEAL;
         if (n) {
             n--;
             continue;
@@ -364,11 +372,15 @@ static fb_result fb_reduce(fork_bound *f, const fb_config *c, const fb_stack *fr
         }
         d++;
     }
+    if (n && from->e[n - 1].state == FB_GAP)
+        return FB_REVEAL;
     uint32_t g = lr_goto(lr, n ? from->e[n - 1].state : c->base[d], lr->prod_lhs[prod]);
     if (g == GCG_NO_GOTO)
         return FB_OK;
-    if (n == FB_OWN)
+    if (n == FB_OWN) {
+        f->own_full = true;
         return FB_GIVE_UP;
+    }
     /* built in the work list's next slot (free: n_work + n_own < FB_WORK
      * while the list is not full), kept there if new */
     fb_stack *s = &f->work_stacks[f->n_work];
@@ -383,8 +395,10 @@ static fb_result fb_act(fork_bound *f, const fb_config *c, const fb_stack *s, ui
 {
     uint32_t arg = GCG_ACT_ARG(a);
     if (GCG_ACT_KIND(a) == GCG_ACT_SHIFT) {
-        if (s->n == FB_OWN)
+        if (s->n == FB_OWN) {
+            f->own_full = true;
             return FB_GIVE_UP;
+        }
         /* built in out's next slot and kept there if new (a spare when out is full) */
         fb_stack spare, *x = out->ns < FB_STACKS ? &out->s[out->ns] : &spare;
         fb_copy(x, s);
@@ -858,6 +872,144 @@ static fb_result fb_intern(fork_bound *f, uint32_t at)
     return FB_OK;
 }
 
+/* ---- Gaps: a chain all the stacks share, partly forgotten -----------------
+ *
+ * A fork can end with every stack carrying the same chain on top: the
+ * stacks differ below some node (where a whitespace run was split, say)
+ * and the parse then goes on as one, into nested brackets. Each step pushes
+ * the chain on every stack, the configurations never repeat, and the exact
+ * exploration outgrows FB_OWN. The chain's nodes have one edge each (only
+ * nodes of the current level get new edges), so its middle can be forgotten:
+ * a gap entry stands for some path of the LR automaton from the entry below
+ * it up to the entry above, the same path in every stack. A reduction that
+ * pops into the gap reveals the gap's top in every world: any predecessor
+ * of the entry above (the gap goes on below it, with a level no other node
+ * has), or none, where the entry below is such a predecessor (the gap was
+ * empty). Like the base's worlds this over-approximates the stacks that can
+ * occur, so the bound stays sound; and with at most FB_KEEP entries exact
+ * above the gap, the shapes repeat. It is tried only after the exact
+ * exploration outgrew FB_OWN (fork_bound_run). */
+
+/* The position of s's gap entry, or s->n. */
+static uint32_t fb_gap_at(const fb_stack *s)
+{
+    uint32_t k = 0;
+    while (k < s->n && s->e[k].state != FB_GAP)
+        k++;
+    return k;
+}
+
+static bool fb_is_pred(const fork_bound *f, uint32_t p, uint32_t q)
+{
+    for (uint32_t i = f->pred_start[q]; i < f->pred_start[q + 1]; i++)
+        if (f->pred[i] == p)
+            return true;
+    return false;
+}
+
+/* Removes n entries of every stack from position `at` of each (one position
+ * per stack), or with x non-NULL inserts x there instead. */
+static void fb_splice(fb_config *c, const uint32_t *at, uint32_t n, const fb_entry *x)
+{
+    for (uint32_t j = 0; j < c->ns; j++) {
+        fb_stack *s = &c->s[j];
+        if (x) {
+            memmove(s->e + at[j] + 1, s->e + at[j], (s->n - at[j]) * sizeof *s->e);
+            s->e[at[j]] = *x, s->n++;
+        } else {
+            memmove(s->e + at[j], s->e + at[j] + n, (s->n - at[j] - n) * sizeof *s->e);
+            s->n -= n;
+        }
+    }
+}
+
+static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool first);
+
+/* The worlds of a reduction popping into c's gap: every stack holds the gap,
+ * and the same entries next to it. */
+static fb_result fb_reveal(fork_bound *f, const fb_config *c, uint32_t t, bool first)
+{
+    uint32_t at[FB_STACKS];
+    for (uint32_t j = 0; j < c->ns; j++) {
+        at[j] = fb_gap_at(&c->s[j]);
+        if (at[j] + 1 >= c->s[j].n || c->s[j].n == FB_OWN)
+            return FB_GIVE_UP; /* not the shape gaps are made in */
+    }
+    const fb_stack *s = &c->s[0];
+    uint32_t x = s->e[at[0] + 1].state, below = at[0] ? s->e[at[0] - 1].state : c->base[s->d];
+    fb_config *w = malloc(sizeof *w);
+    if (!w)
+        return FB_GIVE_UP;
+    fb_result r = FB_OK;
+    if (fb_is_pred(f, below, x)) { /* the gap was empty */
+        fb_config_copy(w, c);
+        fb_splice(w, at, 1, NULL);
+        r = fb_explore(f, w, t, first);
+    }
+    for (uint32_t j = 0; j < c->ns; j++)
+        at[j]++; /* insert above the gap */
+    for (uint32_t i = f->pred_start[x]; i < f->pred_start[x + 1] && r == FB_OK; i++) {
+        fb_entry p = {f->pred[i], f->fresh};
+        f->fresh = f->fresh + 1 < FB_RED ? f->fresh + 1 : FB_FRESH;
+        fb_config_copy(w, c);
+        fb_splice(w, at, 0, &p);
+        r = fb_explore(f, w, t, first);
+    }
+    free(w);
+    return r;
+}
+
+/* How many entries on top all of c's stacks share (their own entries). */
+static uint32_t fb_common_top(const fb_config *c)
+{
+    uint32_t m = 0;
+    for (;; m++)
+        for (uint32_t j = 0; j < c->ns; j++) {
+            const fb_stack *s = &c->s[j], *s0 = &c->s[0];
+            if (m == s->n || m == s0->n || !fb_eq(s->e[s->n - 1 - m], s0->e[s0->n - 1 - m]))
+                return m;
+        }
+}
+
+/* Whether the n entries of s from position k may go into a gap: none was
+ * made by the fork's own step (those may be base entries, fb_maybe_base). */
+static bool fb_forgettable(const fb_stack *s, uint32_t k, uint32_t n)
+{
+    for (uint32_t i = k; i < k + n; i++)
+        if (s->e[i].level & FB_FIRST)
+            return false;
+    return true;
+}
+
+/* Forgets the middle of a chain all of c's stacks share on top, keeping
+ * FB_KEEP entries above it and the one below it exact: a new gap where c
+ * has none, or the gap grown where it lies in that chain. */
+static void fb_gap(fork_bound *f, fb_config *c)
+{
+    uint32_t m = fb_common_top(c), at[FB_STACKS], g = 0;
+    const fb_stack *s0 = &c->s[0];
+    while (g < m && s0->e[s0->n - 1 - g].state != FB_GAP)
+        g++;
+    if (g < m) { /* the gap is g entries below the top */
+        if (g <= FB_KEEP || !fb_forgettable(s0, s0->n - g, g - FB_KEEP))
+            return;
+        for (uint32_t j = 0; j < c->ns; j++)
+            at[j] = c->s[j].n - g;
+        fb_splice(c, at, g - FB_KEEP, NULL);
+        return;
+    }
+    if (m < FB_KEEP + 3 || fb_gap_at(s0) < s0->n || /* too short, or a gap below */
+        !fb_forgettable(s0, s0->n - m + 1, m - FB_KEEP - 1))
+        return;
+    for (uint32_t j = 0; j < c->ns; j++)
+        at[j] = c->s[j].n - m + 1; /* above the shared chain's lowest entry */
+    fb_splice(c, at, m - FB_KEEP - 2, NULL);
+    fb_entry gap = {FB_GAP, f->fresh};
+    f->fresh = f->fresh + 1 < FB_RED ? f->fresh + 1 : FB_FRESH;
+    for (uint32_t j = 0; j < c->ns; j++)
+        c->s[j].e[at[j]] = gap;
+}
+
 /* The successors of c on terminal t, in every world the step reveals;
  * `first` for the fork's own step. */
 static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool first)
@@ -880,6 +1032,8 @@ static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool 
         free(w);
         return r;
     }
+    if (r == FB_REVEAL)
+        return fb_reveal(f, c, t, first);
     if (r != FB_OK || out->ns < 2) /* dead, or back to one stack */
         return r;
     for (uint32_t i = 0; first && i < out->ns; i++)
@@ -887,6 +1041,8 @@ static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool 
             if (out->s[i].e[k].level == FB_RED && fb_maybe_base(out, f->lr, out->s[i].e[k].state))
                 out->s[i].e[k].level |= FB_FIRST;
     fb_merge(out, &f->nodes, f->lr, first);
+    if (f->gaps)
+        fb_gap(f, out);
     uint32_t ns = fb_normalize(out, &f->levels, f->ord);
     if (ns < 2)
         return FB_OK;
@@ -964,15 +1120,15 @@ static fb_result fb_from_cell(fork_bound *f, uint32_t q, uint32_t t, fb_config *
     return r;
 }
 
-/* The most stacks alive after any byte (*stacks), or 0 with the conflict
- * cell (*cell, state * n_terms + term) whose fork keeps growing. */
-static gcg_status fork_bound_run(const lr_tables *lr, uint32_t *stacks, size_t *cell)
+/* One exploration of every conflict cell, with gaps or without; *own_full
+ * when it gave up because a stack outgrew FB_OWN. */
+static gcg_status fork_bound_pass(const lr_tables *lr, bool gaps, uint32_t *stacks, size_t *cell, bool *own_full)
 {
     fork_bound *f = calloc(1, sizeof *f);
     fb_config *c = malloc(sizeof *c);
     gcg_status st = f && c ? GCG_OK : GCG_ERR_NOMEM;
     if (st == GCG_OK) {
-        f->lr = lr, f->max_stacks = 1;
+        f->lr = lr, f->max_stacks = 1, f->gaps = gaps, f->fresh = FB_FRESH;
         f->consulted = malloc(((size_t)lr->n_states + 1) * sizeof *f->consulted);
         f->seen = calloc((size_t)lr->n_states + 1, sizeof *f->seen);
         st = f->consulted && f->seen ? fb_preds(f) : GCG_ERR_NOMEM;
@@ -986,10 +1142,26 @@ static gcg_status fork_bound_run(const lr_tables *lr, uint32_t *stacks, size_t *
         }
     }
     *stacks = r == FB_OK && f ? f->max_stacks : 0;
+    *own_full = f && f->own_full;
     if (f)
         free(f->pred_start), free(f->pred), free(f->keys), free(f->slot), free(f->queue), free(f->consulted),
             free(f->seen), free(f->reps);
     free(f), free(c);
+    return st;
+}
+
+/* The most stacks alive after any byte (*stacks), or 0 with the conflict
+ * cell (*cell, state * n_terms + term) whose fork keeps growing. Forks
+ * that grow only by a chain all their stacks share are explored again with
+ * gaps: the first, exact pass stands where it succeeds. */
+static gcg_status fork_bound_run(const lr_tables *lr, uint32_t *stacks, size_t *cell)
+{
+    bool own_full = false;
+    gcg_status st = fork_bound_pass(lr, false, stacks, cell, &own_full);
+    if (st == GCG_OK && *stacks == 0 && own_full) {
+        size_t gap_cell = 0;
+        st = fork_bound_pass(lr, true, stacks, &gap_cell, &own_full);
+    }
     return st;
 }
 
