@@ -79,8 +79,12 @@ printf '28\n78\n29\n7829\n2929\n2878\n-\n' >paren.hex
 
 # Right recursion in one context: the top LR state decides every mask.
 printf 'root ::= "x" root | "x"\n' >right_rec.gbnf
-# Right recursion in two contexts: the closer after a run of x depends on what
-# lies below the run, so masks read arbitrarily deep.
+# Ambiguity that grows with the input: after "a" and n "ac", every level may
+# start a list, so the stacks multiply.
+printf 'root ::= list ";"\nlist ::= list list "c" | list "c" | "a"\n' >amb_list.gbnf
+# Right recursion in two contexts: the first "(" opens the root's brackets or
+# a list's, and both stacks then carry the same nesting. Two stacks, each read
+# 3 pairs deep, once the analysis forgets the middle of the shared chain.
 printf 'root ::= "(" list ")" | list ";"\nlist ::= "x" | "(" list ")" list\n' >nested_list.gbnf
 
 # A tiny JSON: nested arrays and objects of strings, numbers and booleans.
@@ -170,15 +174,17 @@ check_grep "gcgc EOS from --eos" 0 err '^EOS ids: 6 \(from given \(--eos\)\)$'
 
 # ---- gcgc: latency certificate -----------------------------------------------
 
-run "$GCGC" compile nested_list.gbnf -o nested.gcg --strict-latency
-check_grep "gcgc --strict-latency unbounded" 1 err '^nested_list\.gbnf: error: latency unbounded: .*"list" \(--strict-latency\)$'
+run "$GCGC" compile amb_list.gbnf -o amb.gcg --strict-latency
+check_grep "gcgc --strict-latency unbounded" 1 err '^amb_list\.gbnf: error: latency unbounded: .*"list" \(--strict-latency\)$'
 grep -q '^certificate: ' <<<"$err" && { fail=$((fail + 1)); echo "FAIL --strict-latency printed a summary"; } || pass=$((pass + 1))
-[[ ! -e nested.gcg ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL --strict-latency wrote nested.gcg"; }
-ls nested.gcg.tmp.* >/dev/null 2>&1 && { fail=$((fail + 1)); echo "FAIL --strict-latency left a temporary file"; } || pass=$((pass + 1))
-run "$GCGC" compile nested_list.gbnf -o nested.gcg
+[[ ! -e amb.gcg ]] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL --strict-latency wrote amb.gcg"; }
+ls amb.gcg.tmp.* >/dev/null 2>&1 && { fail=$((fail + 1)); echo "FAIL --strict-latency left a temporary file"; } || pass=$((pass + 1))
+run "$GCGC" compile amb_list.gbnf -o amb.gcg
 check_grep "gcgc unbounded without --strict-latency" 0 err '^certificate: unbounded \(rule list\)$'
 check_grep "gcgc unbounded per mask" 0 err '^certificate per mask: unbounded stack reads and edges \(ambiguity, rule list\), [1-9][0-9]* set operations$'
 check_grep "gcgc no commit bound" 0 err '^certificate per commit: no bound stated \(ambiguity, rule list\)$'
+run "$GCGC" compile nested_list.gbnf -o nested.gcg --strict-latency
+check_grep "gcgc shared chain bounded" 0 err '^certificate per mask: 6 stack reads, 6 edges, 6 set operations$'
 run "$GCGC" compile right_rec.gbnf -o right_rec.gcg --strict-latency
 check_grep "gcgc --strict-latency right recursion" 0 err '^certificate: at most 1 stack reads, '
 run "$GCGC" compile tiny_json.gbnf -o tiny_json.gcg --vocab-hex tiny_json.hex --eos 12
@@ -226,17 +232,17 @@ check_grep "gcgc -o - with --stats" 2 err '^gcgc compile: --stats prints to stdo
 mkdir -p batch
 printf 'root ::= "a" bad-rule\n' >bad.gbnf
 run "$GCGC" compile --out-dir batch --report batch.tsv --vocab-hex paren.hex --eos 6 \
-    paren.gbnf bad.gbnf nested_list.gbnf missing.gbnf
+    paren.gbnf bad.gbnf amb_list.gbnf missing.gbnf
 check_grep "batch exit status" 1 err '^compiled 2 of 4 grammars$'
 check_grep "batch error printed" 1 err '^bad\.gbnf:1:[0-9]+: error: .*bad-rule'
 check_grep "batch EOS once" 1 err '^EOS ids: 6 \(from given \(--eos\)\)$'
-[[ -s batch/paren.gcg && -s batch/nested_list.gcg && ! -e batch/bad.gcg ]] && pass=$((pass + 1)) ||
+[[ -s batch/paren.gcg && -s batch/amb_list.gcg && ! -e batch/bad.gcg ]] && pass=$((pass + 1)) ||
     { fail=$((fail + 1)); echo "FAIL batch outputs"; ls batch; }
 run cut -f1,2,5,6 batch.tsv
 check "batch report" 0 "grammar	status	lr_states	certificate
 paren.gbnf	ok	6	bounded 5
 bad.gbnf	error	0	-
-nested_list.gbnf	ok	12	unbounded list
+amb_list.gbnf	ok	8	unbounded list
 missing.gbnf	error	0	-" ""
 run awk -F'\t' 'NR > 1 { print NF, ($3 ~ /^[0-9]+\.[0-9][0-9][0-9]$/), ($4 > 0) == ($2 == "ok") }' batch.tsv
 check "batch report columns" 0 "7 1 1
@@ -444,7 +450,7 @@ check_grep "info certificate" 0 out '^certificate: '
 check_grep "info automaton section" 0 out '^ +11  automaton +[0-9]+ +[1-9][0-9]*$'
 run "$GCG" info paren.gcg
 check_grep "info bytes256" 0 out '^vocabulary: bytes256, 256 tokens, EOS ids: none$'
-run "$GCG" info nested.gcg
+run "$GCG" info amb.gcg
 check_grep "info unbounded" 0 out '^certificate: unbounded \(rule list\)$'
 check_grep "info no commit bound" 0 out '^commit: no bound stated \(rule list\)$'
 run "$GCG" info tiny_json.gcg
