@@ -1181,12 +1181,22 @@ static void conflict_rule(mask_automaton *a, const lr_tables *lr, const cfg *g, 
     }
 }
 
-gcg_status gcg_certify_whole(mask_automaton *a, const lr_tables *lr, const cfg *g, const char *const *rule_names)
+gcg_status gcg_certify_whole(mask_automaton *a, const lr_tables *lr, const cfg *g, const char *const *rule_names,
+                             bool unions)
 {
     uint64_t ops;
     gcg_status st = dedupe_set_ops(a, lr->n_states, &ops);
     if (st != GCG_OK)
         return st;
+    if (unions && a->bounded) {
+        a->bounded = false;
+        a->unbounded_reason = GCG_CERT_UNBOUNDED_AMBIGUITY;
+        snprintf(a->unbounded_rule, sizeof a->unbounded_rule, "%s", "token reference");
+    }
+    if (unions) { /* one node per state, each root and transition OR-ed once */
+        a->whole_set_ops = ops > UINT32_MAX ? UINT32_MAX : (uint32_t)ops;
+        return GCG_OK;
+    }
     uint32_t stacks = 1;
     size_t cell = 0;
     a->unbounded_reason = GCG_CERT_UNBOUNDED_RECURSION;

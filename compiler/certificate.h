@@ -24,7 +24,11 @@ gcg_status gcg_certify(mask_automaton *a, const cfg *g, uint32_t n_lr_states, co
  * configurations of coexisting stacks a conflict can reach (the runtime's
  * sharing of equal nodes included); where a fork's stacks keep growing with
  * the input, reads and edges are unbounded for ambiguity, naming a rule of
- * the conflict. Set operations are bounded in every case (whole_set_ops). */
-gcg_status gcg_certify_whole(mask_automaton *a, const lr_tables *lr, const cfg *g, const char *const *rule_names);
+ * the conflict. With `unions` (token references whose commits may unite two
+ * paths, token_refs.h) the frontier is no fork's, so reads and edges are
+ * unbounded for ambiguity, rule "token reference". Set operations are
+ * bounded in every case (whole_set_ops). */
+gcg_status gcg_certify_whole(mask_automaton *a, const lr_tables *lr, const cfg *g, const char *const *rule_names,
+                             bool unions);
 
 #endif /* GCG_CERTIFICATE_H */

@@ -128,21 +128,16 @@ static gcg_status build_automaton(compilation *c, const gcg_vocab *v, const toke
     mask_automaton a;
     gcg_status st = gcg_automaton_build(&c->g, &c->lr, v, trie, class_of, &opt->limits,
                                         !opt->no_shared_walks, opt->resume_group_min, names, &a, diag);
+    /* A commit may follow a reference and the token's bytes at once, or two
+     * references: the frontier is then their union, which neither the fork
+     * analysis nor the commit bound models, unless no state reads both. */
+    bool one_path = c->refs.n && gcg_token_refs_one_path(&c->refs, opt->vocab, &c->lr, class_of);
+    bool unions = !one_path && gcg_token_refs_overlap_text(&c->refs, opt->vocab);
     if (st == GCG_OK)
-        st = gcg_certify_whole(&a, &c->lr, &c->g, names);
-    if (st == GCG_OK && c->refs.n && a.commit_bounded == GCG_CERT_BOUNDED) {
-        /* a commit may take a reference and the token's bytes at once: the
-         * frontier is their union, not one stack */
+        st = gcg_certify_whole(&a, &c->lr, &c->g, names, unions);
+    if (st == GCG_OK && c->refs.n && !one_path && a.commit_bounded == GCG_CERT_BOUNDED) {
         a.commit_bounded = GCG_CERT_UNBOUNDED_AMBIGUITY;
         snprintf(a.commit_rule, sizeof a.commit_rule, "%s", "token reference");
-    }
-    if (st == GCG_OK && a.bounded && gcg_token_refs_overlap_text(&c->refs, opt->vocab)) {
-        /* a commit may follow a reference and the token's bytes at once:
-         * the frontier is their union, which the fork analysis does not
-         * bound */
-        a.bounded = false;
-        a.unbounded_reason = GCG_CERT_UNBOUNDED_AMBIGUITY;
-        snprintf(a.unbounded_rule, sizeof a.unbounded_rule, "%s", "token reference");
     }
     free(names);
     stats->trie_nodes = trie->n_nodes;

@@ -131,15 +131,77 @@ gcg_status gcg_token_refs_vocab(const gcg_vocab *v, const gcg_token_refs *r, gcg
     return GCG_OK;
 }
 
+/* Whether a token reference k matches can have text of its own. */
+static bool ref_overlaps_text(const gcg_token_ref *k, const gcg_vocab *v)
+{
+    uint32_t t = k->token;
+    return k->negated || (!(v->flags[t] & GCG_TOKEN_SPECIAL) && v->offsets[t + 1] > v->offsets[t]);
+}
+
 bool gcg_token_refs_overlap_text(const gcg_token_refs *r, const gcg_vocab *v)
 {
-    for (uint32_t k = 0; k < r->n; k++) {
-        uint32_t t = r->ref[k].token;
-        if (r->ref[k].negated ||
-            (!(v->flags[t] & GCG_TOKEN_SPECIAL) && v->offsets[t + 1] > v->offsets[t]))
+    for (uint32_t k = 0; k < r->n; k++)
+        if (ref_overlaps_text(&r->ref[k], v))
             return true;
+    return false;
+}
+
+/* Whether some token matches both references (a negation matches every token
+ * but its own, EOS aside). */
+static bool refs_overlap(const gcg_token_ref *a, const gcg_token_ref *b)
+{
+    if (a->negated && b->negated)
+        return true;
+    return a->negated == b->negated ? a->token == b->token : a->token != b->token;
+}
+
+/* Whether state q acts on any class a text byte can have. */
+static bool acts_on_text(const lr_tables *lr, uint32_t q, const bool text_class[256])
+{
+    for (uint32_t c = 0; c < 256 && c + 1 < lr->n_terms; c++)
+        if (text_class[c] && lr_action(lr, q, c) != GCG_ACT_ERROR)
+            return true;
+    return false;
+}
+
+/* Whether state q acts on two things one token can be: its text and a
+ * reference it matches, or two references it matches. */
+static bool state_forks(const gcg_token_refs *r, const gcg_vocab *v, const lr_tables *lr, uint32_t q,
+                        const uint8_t class_of[256], const bool text_class[256])
+{
+    uint32_t acted = 0;
+    for (uint32_t k = 0; k < r->n; k++)
+        if (lr_action(lr, q, class_of[r->ref[k].byte]) != GCG_ACT_ERROR)
+            acted |= 1u << k;
+    bool text = acted && acts_on_text(lr, q, text_class);
+    for (uint32_t k = 0; k < r->n; k++) {
+        if (!(acted >> k & 1))
+            continue;
+        if (text && ref_overlaps_text(&r->ref[k], v))
+            return true;
+        for (uint32_t j = k + 1; j < r->n; j++)
+            if ((acted >> j & 1) && refs_overlap(&r->ref[k], &r->ref[j]))
+                return true;
     }
     return false;
+}
+
+bool gcg_token_refs_one_path(const gcg_token_refs *r, const gcg_vocab *v, const lr_tables *lr,
+                             const uint8_t class_of[256])
+{
+    if (lr->sr_conflicts || lr->rr_conflicts)
+        return false;
+    bool text_class[256] = {false};
+    for (uint32_t b = 0; b < 256; b++) {
+        bool ref = false;
+        for (uint32_t k = 0; k < r->n; k++)
+            ref |= r->ref[k].byte == b;
+        text_class[class_of[b]] |= !ref;
+    }
+    for (uint32_t q = 0; q < lr->n_states; q++)
+        if (state_forks(r, v, lr, q, class_of, text_class))
+            return false;
+    return true;
 }
 
 gcg_status gcg_token_refs_emit(const gcg_token_refs *r, const uint8_t class_of[256], uint32_t n_tokens,

@@ -22,6 +22,7 @@
 #include "container_write.h"
 #include "diag.h"
 #include "gbnf.h"
+#include "lr_build.h"
 #include "vocab.h"
 
 #define GCG_TOKEN_REFS_MAX 12u   /* distinct (token, negated) pairs per grammar */
@@ -56,6 +57,16 @@ gcg_status gcg_token_refs_vocab(const gcg_vocab *v, const gcg_token_refs *r, gcg
  * then cannot bound the stack's width): a negated reference, or one whose
  * token has text. */
 bool gcg_token_refs_overlap_text(const gcg_token_refs *r, const gcg_vocab *v);
+
+/* Whether every commit follows one path: LR tables without conflicts (the
+ * stack stays one stack) and no state that acts on two things one token can
+ * be at once, its text and a reference it matches, or two references it
+ * matches (`class_of` gives each reference its own class). From such a
+ * state all but one of a commit's paths die on their first byte, so the
+ * frontier never becomes a union and the certificates hold as without
+ * references. */
+bool gcg_token_refs_one_path(const gcg_token_refs *r, const gcg_vocab *v, const lr_tables *lr,
+                             const uint8_t class_of[256]);
 
 /* Writes GCG_SEC_TOKEN_REFS (artifact_format.h): each reference with the
  * class its byte has in `class_of` (the tables' map before the terminal

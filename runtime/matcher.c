@@ -23,6 +23,13 @@ static void commit_begin(gcg_matcher *m)
     m->p.work_limit = m->max_commit_work ? m->max_commit_work : UINT64_MAX;
 }
 
+/* Counts the work since w0 as one step of the commit (gcg_commit_stats). */
+static void note_step_work(gcg_matcher *m, uint64_t w0)
+{
+    if (m->p.work - w0 > m->last_commit.max_step_work)
+        m->last_commit.max_step_work = m->p.work - w0;
+}
+
 static void commit_end(gcg_matcher *m)
 {
     m->last_commit.work = m->p.work;
@@ -255,8 +262,7 @@ gcg_status gcg_matcher_commit_bytes(gcg_matcher *m, const uint8_t *bytes, size_t
     uint64_t w0 = m->p.work;
     if (st == GCG_OK && (st = matcher_accepts(m, out, n_out, &complete)) != GCG_OK)
         matcher_release_frontier(m, out, n_out);
-    if (m->p.work - w0 > m->last_commit.max_step_work)
-        m->last_commit.max_step_work = m->p.work - w0;
+    note_step_work(m, w0);
     commit_end(m);
     if (consumed)
         *consumed = st == GCG_OK ? n : bad;
@@ -348,15 +354,19 @@ static gcg_status commit_with_refs(gcg_matcher *m, uint32_t token)
         if (!gcg_token_ref_matches(a, &a->refs.e[k], token))
             continue;
         bool accept;
+        uint64_t w0 = m->p.work;
         st = glr_step(&m->p, m->front, m->n_front, a->refs.e[k].cls, m->scratch[0], &n_out, &accept);
+        note_step_work(m, w0);
         for (uint32_t i = 0; st == GCG_OK && i < n_out; i++)
             if ((st = unite_node(m, m->unite, &n_u, m->scratch[0][i])) != GCG_OK)
                 matcher_release_frontier(m, m->scratch[0] + i + 1, n_out - i - 1);
         any = st == GCG_OK ? GCG_OK : any;
     }
     bool complete = false;
+    uint64_t w0 = m->p.work;
     if (st == GCG_OK || st == GCG_ERR_REJECTED)
         st = any == GCG_OK ? matcher_accepts(m, m->unite, n_u, &complete) : any;
+    note_step_work(m, w0);
     commit_end(m);
     if (st != GCG_OK) {
         matcher_release_frontier(m, m->unite, n_u);

@@ -115,8 +115,28 @@ static const item COMPLEX_REJECT[][24] = {
     {T(10), T(11), T(20), T(21), T(12), S("incomplete tool"), END},
     {T(10), T(11), T(11), T(20), T(21), END}};
 
-/* Commits the items (masks checked before every token); true iff all
- * commit and the text is complete. */
+/* The last mask and the last commit did no more than the certificate says,
+ * where it states a bound. */
+static void within_certificate(const gcg_matcher *m, const gcg_artifact *art)
+{
+    gcg_certificate c;
+    ck_assert_int_eq(gcg_artifact_certificate(art, &c), GCG_OK);
+    gcg_mask_stats ms;
+    gcg_matcher_last_mask_stats(m, &ms);
+    gcg_commit_stats cs;
+    gcg_matcher_last_commit_stats(m, &cs);
+    ck_assert_uint_le(ms.set_ops, c.max_set_ops);
+    if (c.bounded) {
+        ck_assert_uint_le(ms.stack_reads, c.max_stack_reads);
+        ck_assert_uint_le(ms.edges, c.max_edges);
+    }
+    if (c.commit_bounded)
+        ck_assert_uint_le(cs.max_step_work, c.max_commit_step_work);
+}
+
+/* Commits the items (masks checked before every token, every commit and
+ * mask held to the certificate); true iff all commit and the text is
+ * complete. */
 static bool run_items(const gcg_artifact *art, const item *it)
 {
     gcg_matcher *m = NULL;
@@ -126,7 +146,9 @@ static bool run_items(const gcg_artifact *art, const item *it)
         size_t n = it->text ? strlen(it->text) : 1;
         for (size_t i = 0; ok && i < n; i++) {
             check_masks(m, art, it->text ? it->text : "token");
+            within_certificate(m, art);
             ok = gcg_matcher_commit(m, it->text ? BYTE(it->text[i]) : (uint32_t)it->token) == GCG_OK;
+            within_certificate(m, art);
         }
     }
     ok = ok && gcg_matcher_is_complete(m);
@@ -183,9 +205,11 @@ START_TEST(random_walks)
                         allowed[n++] = t;
                 if (n == 0)
                     break;
+                within_certificate(m, art);
                 seed = seed * 1103515245u + 12345u;
                 uint32_t t = allowed[(seed >> 8) % n];
                 ck_assert_int_eq(gcg_matcher_commit(m, t), GCG_OK);
+                within_certificate(m, art);
                 if (gcg_matcher_is_terminated(m))
                     break;
             }
@@ -193,6 +217,72 @@ START_TEST(random_walks)
         gcg_matcher_free(m);
         gcg_artifact_free(art);
     }
+}
+END_TEST
+
+/* ---- certificates -------------------------------------------------------- */
+
+/* A commit follows one path where no state acts on two things one token can
+ * be (its text and a reference it matches, or two references it matches):
+ * llama.cpp's grammars of references keep both bounds, and the commits of
+ * their cases stay within them. Where a state reads a negation beside text,
+ * or a reference to an ordinary token beside its text, a commit may follow
+ * both and neither bound is stated. */
+static void check_bounds(const char *src, uint32_t reads, uint32_t step_work)
+{
+    gcg_artifact *art = compile_refs(src);
+    gcg_certificate c;
+    ck_assert_int_eq(gcg_artifact_certificate(art, &c), GCG_OK);
+    ck_assert_msg(c.bounded, "%s: unbounded (%s)", src, c.unbounded_rule);
+    ck_assert_uint_eq(c.max_stack_reads, reads);
+    ck_assert_msg(c.commit_bounded, "%s: commit unbounded (%s)", src, c.commit_unbounded_rule);
+    ck_assert_uint_eq(c.max_commit_step_work, step_work);
+    gcg_artifact_free(art);
+}
+
+static void check_unbounded(const char *src)
+{
+    gcg_artifact *art = compile_refs(src);
+    gcg_certificate c;
+    ck_assert_int_eq(gcg_artifact_certificate(art, &c), GCG_OK);
+    ck_assert_msg(!c.bounded, "%s: bounded", src);
+    ck_assert_uint_eq(c.unbounded_reason, GCG_UNBOUNDED_AMBIGUITY);
+    ck_assert_str_eq(c.unbounded_rule, "token reference");
+    ck_assert(!c.commit_bounded);
+    ck_assert_str_eq(c.commit_unbounded_rule, "token reference");
+    gcg_artifact_free(art);
+}
+
+/* The costliest commit step of the items: the closing reference of
+ * SIMPLE's first case reduces the content list and the root, and meets the
+ * bound (a reference's step counts as a byte's). */
+static uint64_t costliest_step(const char *src, const item *it)
+{
+    gcg_artifact *art = compile_refs(src);
+    gcg_matcher *m = NULL;
+    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m, NULL), GCG_OK);
+    uint64_t most = 0;
+    for (; it->token != -2; it++)
+        for (size_t i = 0; i < (it->text ? strlen(it->text) : 1); i++) {
+            ck_assert_int_eq(gcg_matcher_commit(m, it->text ? BYTE(it->text[i]) : (uint32_t)it->token), GCG_OK);
+            gcg_commit_stats cs;
+            gcg_matcher_last_commit_stats(m, &cs);
+            most = cs.max_step_work > most ? cs.max_step_work : most;
+        }
+    gcg_matcher_free(m);
+    gcg_artifact_free(art);
+    return most;
+}
+
+START_TEST(certificates)
+{
+    vocab_init();
+    check_bounds(SIMPLE, 1, 11);
+    ck_assert_uint_eq(costliest_step(SIMPLE, SIMPLE_ACCEPT[0]), 11);
+    check_bounds(COMPLEX, 4, 21);
+    check_bounds("root ::= <[30]> !<[31]> <[31]>\n", 1, 7);
+    check_unbounded(WALK_GRAMMARS[1]);
+    check_unbounded(WALK_GRAMMARS[3]);
 }
 END_TEST
 
@@ -351,6 +441,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, llamacpp_cases);
     tcase_add_test(tc, random_walks);
+    tcase_add_test(tc, certificates);
     tcase_add_test(tc, semantics);
     tcase_add_test(tc, special_names);
     tcase_add_test(tc, errors);
