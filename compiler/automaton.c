@@ -857,7 +857,7 @@ static gcg_status collect_transitions(ctx *c)
 static gcg_status certify_commit(ctx *c, const cfg *g, const char *const *rule_names)
 {
     commit_bound cb;
-    gcg_status st = gcg_commit_bound(c->lr, g, c->sim.pred_first, c->sim.pred, &cb);
+    gcg_status st = gcg_commit_bound(c->lr, g, c->sim.pred_first, c->sim.pred, NULL, &cb);
     mask_automaton *a = c->out;
     a->commit_bounded = cb.bounded ? GCG_CERT_BOUNDED : cb.unbounded_reason;
     a->max_step_work = cb.max_step_work;

@@ -7,6 +7,7 @@
 
 #include "artifact_format.h"
 #include "certificate.h"
+#include "commit_bound.h"
 #include "scc.h"
 
 #define NONE UINT32_MAX
@@ -173,6 +174,9 @@ typedef struct fb_config {
 
 typedef enum { FB_OK, FB_EXTEND, FB_REVEAL, FB_GIVE_UP } fb_result;
 
+#define FB_STEP_BITS 12 /* hash slots for a step's nodes and edges: */
+#define FB_STEP_SLOTS (1u << FB_STEP_BITS) /* > 2 * (2 * FB_WORK) keys */
+
 #define FB_NODE_BITS 12 /* hash slots for a configuration's nodes: */
 #define FB_NODE_SLOTS (1u << FB_NODE_BITS) /* > 2 * FB_MERGE_ENTRIES */
 
@@ -231,6 +235,13 @@ typedef struct fork_bound {
     bool gaps, own_full;              /* common chains become gaps; a stack
                                          outgrew FB_OWN                      */
     uint32_t fresh;                   /* the next revealed entry's level     */
+    commit_forks *cf;                 /* the steps' work (fb_step_bound), or NULL */
+    uint64_t step_work, cell_step;    /* this step's, and the cell's own step's
+                                         most (over its worlds)             */
+    uint32_t step_intra;              /* this step's edges between its nodes */
+    bool cf_failed;                   /* an end-of-input step was not bounded */
+    uint32_t key[FB_STEP_SLOTS][3], key_gen[FB_STEP_SLOTS]; /* fb_step_bound's
+                                         nodes and edges, where key_gen == gen */
 } fork_bound;
 
 static uint32_t fb_top(const fb_config *c, const fb_stack *s)
@@ -415,13 +426,14 @@ static fb_result fb_step(fork_bound *f, const fb_config *c, uint32_t t, fb_confi
 {
     const lr_tables *lr = f->lr;
     f->n_work = 0;
-    if (++f->gen == 0) { /* the stamps wrapped: clear them */
-        memset(f->work_gen, 0, sizeof f->work_gen);
+    if (++f->gen == 0) { /* the stamps wrapped: clear them (fb_step_bound's too) */
+        memset(f->work_gen, 0, sizeof f->work_gen), memset(f->key_gen, 0, sizeof f->key_gen);
         f->gen = 1;
     }
     out->nb = c->nb, out->ns = 0;
     memcpy(out->base, c->base, c->nb * sizeof *c->base);
     f->n_own = c->ns;
+    f->step_work = 0;
     if (f->n_own > FB_WORK)
         return FB_GIVE_UP;
     for (uint32_t i = 0; i < c->ns + f->n_work; i++) {
@@ -434,8 +446,14 @@ static fb_result fb_step(fork_bound *f, const fb_config *c, uint32_t t, fb_confi
         }
         const uint32_t *m = GCG_ACT_KIND(a) == GCG_ACT_MULTI ? lr->multi + GCG_ACT_ARG(a) : NULL;
         f->work += m ? m[0] : 1;
+        f->step_work += 1;
         for (uint32_t k = 0; k < (m ? m[0] : 1); k++) {
-            fb_result r = fb_act(f, c, s, m ? m[k + 1] : a, out);
+            uint32_t x = m ? m[k + 1] : a;
+            if (GCG_ACT_KIND(x) == GCG_ACT_SHIFT)
+                f->step_work += 1;
+            else if (GCG_ACT_KIND(x) == GCG_ACT_REDUCE && GCG_ACT_ARG(x) != 0)
+                f->step_work += 2 + 2 * (uint64_t)lr->prod_len[GCG_ACT_ARG(x)];
+            fb_result r = fb_act(f, c, s, x, out);
             if (r != FB_OK)
                 return r;
         }
@@ -872,6 +890,76 @@ static fb_result fb_intern(fork_bound *f, uint32_t at)
     return FB_OK;
 }
 
+/* ---- The work of a step ----------------------------------------------------
+ *
+ * glr.c counts a unit per node whose actions it reads, per reduction it
+ * dequeues, per edge a reduction follows, per edge it links and per shift
+ * (commit_bound.h). fb_step did as much along every stack it met, each
+ * reduction's edges counted twice (a walk along a plain stack that meets a
+ * fork starts again breadth first), so step_work bounds one pass of the
+ * runtime over the same paths, whose layers it shares. A goto that reaches a
+ * node of this level by another edge (a late edge, Farshi's correction)
+ * makes the runtime redo the reductions of the level's nodes above it
+ * through the new edge: at most another pass, twice (a layer may hold a node
+ * on both sides of the edge), a look at each node made and the closure over
+ * the level's own edges. In the fork's own step a goto may also be late onto
+ * a node the chain before the cell made: those reduce on the terminal (the
+ * chain went on from them) or are the cell's own node, so only a goto to
+ * such a state counts (commit_bound.c adds the chain's own part). */
+
+/* Whether key (a, b, c) is new in the step's key set (stamped slots). */
+static bool fb_step_key_new(fork_bound *f, uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t h = (((a * 0x9E3779B1u + b) * 0x85EBCA77u + c) * 0xC2B2AE3Du) >> (32 - FB_STEP_BITS);
+    for (; f->key_gen[h] == f->gen; h = (h + 1) & (FB_STEP_SLOTS - 1))
+        if (f->key[h][0] == a && f->key[h][1] == b && f->key[h][2] == c)
+            return false;
+    f->key_gen[h] = f->gen;
+    f->key[h][0] = a, f->key[h][1] = b, f->key[h][2] = c;
+    return true;
+}
+
+static uint64_t fb_step_bound(fork_bound *f, bool first, uint32_t t, uint32_t q, uint32_t *late_out)
+{
+    uint32_t n = f->n_work, made = 0, pairs = 0, intra = 0, onto_chain = 0;
+    if (++f->gen == 0) { /* the stamps wrapped: clear them (work_gen too) */
+        memset(f->work_gen, 0, sizeof f->work_gen), memset(f->key_gen, 0, sizeof f->key_gen);
+        f->gen = 1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const fb_stack *s = &f->work_stacks[i];
+        fb_entry below = fb_below(s, s->n - 1);
+        uint32_t top = s->e[s->n - 1].state;
+        bool node = fb_step_key_new(f, top, UINT32_MAX, UINT32_MAX);
+        made += node;
+        /* the chain before the cell made nodes that reduce on t, and the
+         * cell's own node: a goto to such a state may land on one of them */
+        onto_chain += node && first && (top == q || GCG_ACT_KIND(lr_action(f->lr, top, t)) == GCG_ACT_REDUCE);
+        bool edge = fb_step_key_new(f, top, below.state, below.level);
+        pairs += edge;
+        intra += edge && below.level == FB_RED;
+    }
+    uint32_t late = pairs - made + onto_chain;
+    *late_out = onto_chain;
+    f->step_intra = intra;
+    return f->step_work + (uint64_t)late * (2 * f->step_work + made + (uint64_t)intra * (intra + 1));
+}
+
+/* Records the work of the step fb_step just simulated from c on t. */
+static void fb_note_step(fork_bound *f, const fb_config *c, uint32_t t, bool first)
+{
+    uint32_t late;
+    uint64_t u = fb_step_bound(f, first, t, c->base[0], &late);
+    if (first) {
+        f->cell_step = u > f->cell_step ? u : f->cell_step;
+        f->cf->late = late > f->cf->late ? late : f->cf->late;
+        f->cf->intra = f->step_intra > f->cf->intra ? f->step_intra : f->cf->intra;
+    } else {
+        u = u < UINT32_MAX ? u : UINT32_MAX;
+        f->cf->forked = u > f->cf->forked ? (uint32_t)u : f->cf->forked;
+    }
+}
+
 /* ---- Gaps: a chain all the stacks share, partly forgotten -----------------
  *
  * A fork can end with every stack carrying the same chain on top: the
@@ -1034,6 +1122,8 @@ static fb_result fb_explore(fork_bound *f, const fb_config *c, uint32_t t, bool 
     }
     if (r == FB_REVEAL)
         return fb_reveal(f, c, t, first);
+    if (r == FB_OK && f->cf)
+        fb_note_step(f, c, t, first);
     if (r != FB_OK || out->ns < 2) /* dead, or back to one stack */
         return r;
     for (uint32_t i = 0; first && i < out->ns; i++)
@@ -1101,34 +1191,88 @@ static fb_result fb_explore_recorded(fork_bound *f, const fb_config *c, uint32_t
     return r == FB_OK && !fb_keep_behavior(f, u) ? FB_GIVE_UP : r;
 }
 
+/* The end-of-input check from c, for the commit bound only: it shifts
+ * nothing, so it adds no configuration, and its actions do not count
+ * toward the exploration's caps (the masks' bound is the same with or
+ * without it); one it cannot bound leaves the commit unbounded. */
+static void fb_end_step(fork_bound *f, const fb_config *c, bool first)
+{
+    uint64_t work = f->work, compares = f->compares;
+    fb_record_start(f);
+    if (fb_explore(f, c, f->lr->n_terms - 1, first) != FB_OK)
+        f->cf_failed = true;
+    f->work = work, f->compares = compares;
+}
+
+/* Records the work of cell (q, t)'s own step; false when out of memory. */
+static bool fb_note_cell(fork_bound *f, uint32_t q, uint32_t t)
+{
+    uint32_t *w = gcg_map64_slot(&f->cf->first, (uint64_t)q << 32 | t, true);
+    if (!w)
+        return false;
+    uint32_t u = f->cell_step < UINT32_MAX ? (uint32_t)f->cell_step : UINT32_MAX - 1;
+    *w = *w == NONE || u > *w ? u : *w;
+    return true;
+}
+
 /* Every configuration reachable from one stack forking at cell (q, t). */
 static fb_result fb_from_cell(fork_bound *f, uint32_t q, uint32_t t, fb_config *c)
 {
     f->cell_first = f->n_configs; /* configurations of earlier cells are known */
     f->cell_work = f->work;
+    f->cell_step = 0;
     c->nb = 1, c->ns = 1, c->base[0] = q; /* the rest of the 100 KB is unread */
     c->s[0].d = 0, c->s[0].n = 0;
-    fb_record_start(f);
-    fb_result r = fb_explore(f, c, t, true);
+    fb_result r;
+    if (t + 1 == f->lr->n_terms) { /* end of input: the commit bound's step */
+        fb_end_step(f, c, true);
+        r = FB_OK;
+    } else {
+        fb_record_start(f);
+        r = fb_explore(f, c, t, true);
+    }
+    if (r == FB_OK && f->cf && !fb_note_cell(f, q, t))
+        r = FB_GIVE_UP;
     while (r == FB_OK && f->n_queue) {
         fb_deserialize(f, f->queue[--f->n_queue], c);
         f->n_reps_words = 0;
         for (uint32_t u = 0; u + 1 < f->lr->n_terms && r == FB_OK; u++)
             if (!fb_known_behavior(f, u))
                 r = fb_explore_recorded(f, c, u);
+        if (r == FB_OK && f->cf)
+            fb_end_step(f, c, false);
     }
     return r;
 }
 
+/* No commit bound: the forks were not bounded. */
+static gcg_status fb_commit_none(commit_bound *cb)
+{
+    memset(cb, 0, sizeof *cb);
+    cb->unbounded_reason = GCG_CERT_UNBOUNDED_AMBIGUITY;
+    cb->nt = NONE;
+    return GCG_OK;
+}
+
+/* The commit bound of tables with conflicts, from the steps the exploration
+ * bounded (commit_bound.h); cb->bounded false where it could not. */
+static gcg_status fb_commit(fork_bound *f, const cfg *g, commit_bound *cb)
+{
+    return f->cf_failed ? fb_commit_none(cb) : gcg_commit_bound(f->lr, g, f->pred_start, f->pred, f->cf, cb);
+}
+
 /* One exploration of every conflict cell, with gaps or without; *own_full
- * when it gave up because a stack outgrew FB_OWN. */
-static gcg_status fork_bound_pass(const lr_tables *lr, bool gaps, uint32_t *stacks, size_t *cell, bool *own_full)
+ * when it gave up because a stack outgrew FB_OWN. With cb (and g), the
+ * commit bound from the steps explored, where the forks are bounded. */
+static gcg_status fork_bound_pass(const lr_tables *lr, bool gaps, uint32_t *stacks, size_t *cell, bool *own_full,
+                                  const cfg *g, commit_bound *cb)
 {
     fork_bound *f = calloc(1, sizeof *f);
     fb_config *c = malloc(sizeof *c);
+    commit_forks cf = {0};
     gcg_status st = f && c ? GCG_OK : GCG_ERR_NOMEM;
     if (st == GCG_OK) {
-        f->lr = lr, f->max_stacks = 1, f->gaps = gaps, f->fresh = FB_FRESH;
+        f->lr = lr, f->max_stacks = 1, f->gaps = gaps, f->fresh = FB_FRESH, f->cf = cb ? &cf : NULL;
         f->consulted = malloc(((size_t)lr->n_states + 1) * sizeof *f->consulted);
         f->seen = calloc((size_t)lr->n_states + 1, sizeof *f->seen);
         st = f->consulted && f->seen ? fb_preds(f) : GCG_ERR_NOMEM;
@@ -1136,13 +1280,16 @@ static gcg_status fork_bound_pass(const lr_tables *lr, bool gaps, uint32_t *stac
     fb_result r = FB_OK;
     for (size_t k = 0; st == GCG_OK && r == FB_OK && k < (size_t)lr->n_states * lr->n_terms; k++) {
         uint32_t t = (uint32_t)(k % lr->n_terms);
-        if (GCG_ACT_KIND(lr->action[k]) == GCG_ACT_MULTI && t + 1 < lr->n_terms) {
-            *cell = k;
-            r = fb_from_cell(f, (uint32_t)(k / lr->n_terms), t, c);
-        }
+        if (GCG_ACT_KIND(lr->action[k]) != GCG_ACT_MULTI || (t + 1 == lr->n_terms && !cb))
+            continue;
+        *cell = t + 1 < lr->n_terms ? k : *cell;
+        r = fb_from_cell(f, (uint32_t)(k / lr->n_terms), t, c);
     }
     *stacks = r == FB_OK && f ? f->max_stacks : 0;
     *own_full = f && f->own_full;
+    if (cb && st == GCG_OK)
+        st = r == FB_OK ? fb_commit(f, g, cb) : fb_commit_none(cb);
+    gcg_map64_free(&cf.first);
     if (f)
         free(f->pred_start), free(f->pred), free(f->keys), free(f->slot), free(f->queue), free(f->consulted),
             free(f->seen), free(f->reps);
@@ -1154,13 +1301,14 @@ static gcg_status fork_bound_pass(const lr_tables *lr, bool gaps, uint32_t *stac
  * cell (*cell, state * n_terms + term) whose fork keeps growing. Forks
  * that grow only by a chain all their stacks share are explored again with
  * gaps: the first, exact pass stands where it succeeds. */
-static gcg_status fork_bound_run(const lr_tables *lr, uint32_t *stacks, size_t *cell)
+static gcg_status fork_bound_run(const lr_tables *lr, uint32_t *stacks, size_t *cell, const cfg *g,
+                                 commit_bound *cb)
 {
     bool own_full = false;
-    gcg_status st = fork_bound_pass(lr, false, stacks, cell, &own_full);
+    gcg_status st = fork_bound_pass(lr, false, stacks, cell, &own_full, g, cb);
     if (st == GCG_OK && *stacks == 0 && own_full) {
         size_t gap_cell = 0;
-        st = fork_bound_pass(lr, true, stacks, &gap_cell, &own_full);
+        st = fork_bound_pass(lr, true, stacks, &gap_cell, &own_full, g, cb);
     }
     return st;
 }
@@ -1179,6 +1327,14 @@ static void conflict_rule(mask_automaton *a, const lr_tables *lr, const cfg *g, 
                  rule != UINT32_MAX && rule_names ? rule_names[rule] : g->nts[lhs].name);
         return;
     }
+}
+
+/* The commit bound the fork analysis found. */
+static void commit_from(mask_automaton *a, const commit_bound *cb)
+{
+    a->commit_bounded = GCG_CERT_BOUNDED;
+    a->max_step_work = cb->max_step_work;
+    memset(a->commit_rule, 0, sizeof a->commit_rule);
 }
 
 gcg_status gcg_certify_whole(mask_automaton *a, const lr_tables *lr, const cfg *g, const char *const *rule_names,
@@ -1200,10 +1356,20 @@ gcg_status gcg_certify_whole(mask_automaton *a, const lr_tables *lr, const cfg *
     uint32_t stacks = 1;
     size_t cell = 0;
     a->unbounded_reason = GCG_CERT_UNBOUNDED_RECURSION;
+    /* The commit bound with conflicts comes from the fork analysis too;
+     * counted chains (count_fold.h) are left out: the analysis ignores
+     * their exits. */
+    commit_bound cb = {0};
+    bool commit = a->commit_bounded == GCG_CERT_UNBOUNDED_AMBIGUITY && g->n_counts == 0;
     if (a->bounded && (lr->sr_conflicts || lr->rr_conflicts))
-        st = fork_bound_run(lr, &stacks, &cell);
+        st = fork_bound_run(lr, &stacks, &cell, g, commit ? &cb : NULL);
     if (st != GCG_OK)
         return st;
+    /* a chain's cycle here is as likely two contexts LALR merged (a node
+     * the step reaches twice, a late edge) as recursion: no bound, for the
+     * conflict, as without the analysis */
+    if (commit && stacks && cb.bounded)
+        commit_from(a, &cb);
     uint64_t whole = (uint64_t)stacks * (a->max_reads + 1), most_ops = (uint64_t)stacks * a->max_set_ops;
     if (a->bounded && stacks && whole <= UINT32_MAX) {
         /* At most `stacks` paths below the frontier, each read as one

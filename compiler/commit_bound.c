@@ -18,7 +18,15 @@ typedef struct cb {
     uint32_t *stamp, gen;
     uint8_t *mark;          /* per state, this terminal: 0 new, 1 on the path, 2 done */
     uint32_t *work;         /* per state, this terminal: costliest chain from it */
+    uint32_t *with_cells;   /* ... where a conflict cell costs its fork's step
+                               (work[] counts it 1); NULL without conflicts */
+    uint32_t *eps;          /* ... the most ε-reductions on one chain (with
+                               with_cells)                                   */
     vec frames;             /* the depth-first path: (state, next target) pairs */
+    const commit_forks *forks; /* the conflict cells' own steps, or NULL   */
+    uint32_t term;          /* the terminal in hand                         */
+    uint32_t most_with_cells; /* the costliest chain, cells at their cost   */
+    uint32_t most_eps;        /* the most ε-reductions on one chain          */
     gcg_status st;
 } cb;
 
@@ -80,11 +88,16 @@ static uint32_t targets(cb *c, uint32_t s, uint32_t p)
     return *slot = at;
 }
 
-/* The work of state s's own part of a step on terminal t (glr.c): its
+/* The work of state x's own part of a step on terminal c->term (glr.c): its
  * action read; for a reduction the dequeue, the edges popped (one pair for
- * a counted production) and the edge linked; for a shift the shift. */
-static uint32_t own_work(const cb *c, uint32_t a)
+ * a counted production) and the edge linked; for a shift the shift; for a
+ * conflict cell the fork's whole step, as the fork analysis bounded it. */
+static uint32_t own_work(const cb *c, uint32_t x, uint32_t a, bool cells)
 {
+    if (GCG_ACT_KIND(a) == GCG_ACT_MULTI) {
+        uint32_t w = cells ? gcg_map64_get(&c->forks->first, (uint64_t)x << 32 | c->term) : 1;
+        return w == NONE ? UINT32_MAX : w;
+    }
     if (GCG_ACT_KIND(a) == GCG_ACT_SHIFT)
         return 2;
     if (GCG_ACT_KIND(a) != GCG_ACT_REDUCE || GCG_ACT_ARG(a) == 0)
@@ -98,6 +111,16 @@ static uint32_t add_sat(uint32_t a, uint32_t b)
     return a > UINT32_MAX - b ? UINT32_MAX : a + b;
 }
 
+/* Chain x goes on to y, whose costliest chains are known. */
+static void settle_into(cb *c, uint32_t x, uint32_t y)
+{
+    c->work[x] = c->work[y] > c->work[x] ? c->work[y] : c->work[x];
+    if (c->with_cells) {
+        c->with_cells[x] = c->with_cells[y] > c->with_cells[x] ? c->with_cells[y] : c->with_cells[x];
+        c->eps[x] = c->eps[y] > c->eps[x] ? c->eps[y] : c->eps[x];
+    }
+}
+
 /* Depth first from s on terminal t, work[] set on the way back; false with
  * *cycle the production of a chain that comes back to a state. */
 static bool chain_from(cb *c, uint32_t s, uint32_t t, uint32_t *cycle)
@@ -106,6 +129,8 @@ static bool chain_from(cb *c, uint32_t s, uint32_t t, uint32_t *cycle)
     if (!gcg_vec_push(&c->frames, s) || !gcg_vec_push(&c->frames, 0))
         return c->st = GCG_ERR_NOMEM, false;
     c->mark[s] = 1, c->work[s] = 0;
+    if (c->with_cells)
+        c->with_cells[s] = c->eps[s] = 0;
     while (c->frames.n && c->st == GCG_OK) {
         uint32_t x = c->frames.v[c->frames.n - 2], i = c->frames.v[c->frames.n - 1];
         uint32_t a = lr_action(c->lr, x, t), at = NONE;
@@ -120,22 +145,27 @@ static bool chain_from(cb *c, uint32_t s, uint32_t t, uint32_t *cycle)
             }
             if (c->mark[y] == 0) {
                 c->mark[y] = 1, c->work[y] = 0;
+                if (c->with_cells)
+                    c->with_cells[y] = c->eps[y] = 0;
                 if (!gcg_vec_push(&c->frames, y) || !gcg_vec_push(&c->frames, 0))
                     return c->st = GCG_ERR_NOMEM, false;
-            } else if (c->work[y] > c->work[x]) {
-                c->work[x] = c->work[y];
+            } else {
+                settle_into(c, x, y);
             }
             continue;
         }
         /* every target settled: x's chain is its own work and the costliest
          * one after it (work[x] held that maximum so far) */
-        c->work[x] = add_sat(own_work(c, a), c->work[x]);
+        c->work[x] = add_sat(own_work(c, x, a, false), c->work[x]);
+        if (c->with_cells) {
+            c->with_cells[x] = add_sat(own_work(c, x, a, true), c->with_cells[x]);
+            c->eps[x] += GCG_ACT_KIND(a) == GCG_ACT_REDUCE && GCG_ACT_ARG(a) != 0 &&
+                         c->lr->prod_len[GCG_ACT_ARG(a)] == 0;
+        }
         c->mark[x] = 2;
         c->frames.n -= 2;
-        if (c->frames.n) {
-            uint32_t up = c->frames.v[c->frames.n - 2];
-            c->work[up] = c->work[x] > c->work[up] ? c->work[x] : c->work[up];
-        }
+        if (c->frames.n)
+            settle_into(c, c->frames.v[c->frames.n - 2], x);
     }
     return c->st == GCG_OK;
 }
@@ -162,6 +192,7 @@ static void bound_steps(cb *c, commit_bound *out)
     const lr_tables *lr = c->lr;
     out->bounded = true;
     for (uint32_t t = 0; t < lr->n_terms && c->st == GCG_OK && out->bounded; t++) {
+        c->term = t;
         memset(c->mark, 0, lr->n_states);
         for (uint32_t s = 0; s < lr->n_states && c->st == GCG_OK && out->bounded; s++) {
             uint32_t cycle;
@@ -174,33 +205,67 @@ static void bound_steps(cb *c, commit_bound *out)
                 break;
             }
             out->max_step_work = c->work[s] > out->max_step_work ? c->work[s] : out->max_step_work;
+            if (c->with_cells && c->with_cells[s] > c->most_with_cells)
+                c->most_with_cells = c->with_cells[s];
+            if (c->with_cells && c->eps[s] > c->most_eps)
+                c->most_eps = c->eps[s];
         }
     }
 }
 
+/* With conflict cells: a chain that ends in a cell costs the cell's own
+ * step. Each goto of that step that may be a late edge onto a node the
+ * chain made costs, in glr.c's redo_through, a look at the chain's nodes,
+ * its reductions again (twice over, as a pass does) and the closure over
+ * the chain's ε-edges beside the fork's: at most 3 chains (the costliest
+ * chain with cells at 1 bounds the nodes it makes) and eps (2 intra + eps
+ * + 1). Then every step from a forked frontier. */
+static void bound_forked_steps(cb *c, commit_bound *out)
+{
+    bound_steps(c, out);
+    if (!out->bounded || c->st != GCG_OK)
+        return;
+    uint64_t chains = out->max_step_work, eps = c->most_eps;
+    uint64_t per_late = 3 * chains + eps * (2 * (uint64_t)c->forks->intra + eps + 1);
+    uint64_t w = c->most_with_cells + c->forks->late * per_late;
+    w = w > c->forks->forked ? w : c->forks->forked;
+    out->max_step_work = w >= UINT32_MAX ? 0 : (uint32_t)w;
+    if (w >= UINT32_MAX) { /* a cell the analysis did not bound */
+        out->bounded = false;
+        out->unbounded_reason = GCG_CERT_UNBOUNDED_AMBIGUITY;
+    }
+}
+
 gcg_status gcg_commit_bound(const lr_tables *lr, const cfg *g, const uint32_t *pred_first, const uint32_t *pred,
-                            commit_bound *out)
+                            const commit_forks *fk, commit_bound *out)
 {
     memset(out, 0, sizeof *out);
     out->nt = NONE;
-    if (forks(lr, &out->nt)) {
+    bool forked = forks(lr, &out->nt);
+    if (forked && !fk) {
         out->unbounded_reason = GCG_CERT_UNBOUNDED_AMBIGUITY;
         return GCG_OK;
     }
-    cb c = {.lr = lr, .g = g, .pred_first = pred_first, .pred = pred};
+    cb c = {.lr = lr, .g = g, .pred_first = pred_first, .pred = pred, .forks = fk};
     c.count_of = malloc(((size_t)lr->n_prods + 1) * sizeof *c.count_of);
     c.stamp = calloc((size_t)lr->n_states + 1, sizeof *c.stamp);
     c.mark = malloc((size_t)lr->n_states + 1);
     c.work = malloc(((size_t)lr->n_states + 1) * sizeof *c.work);
-    c.st = c.count_of && c.stamp && c.mark && c.work ? GCG_OK : GCG_ERR_NOMEM;
+    c.with_cells = forked ? malloc(((size_t)lr->n_states + 1) * sizeof *c.with_cells) : NULL;
+    c.eps = forked ? malloc(((size_t)lr->n_states + 1) * sizeof *c.eps) : NULL;
+    c.st = c.count_of && c.stamp && c.mark && c.work && (!forked || (c.with_cells && c.eps)) ? GCG_OK
+                                                                                            : GCG_ERR_NOMEM;
     if (c.st == GCG_OK) {
         memset(c.count_of, 0xff, (size_t)lr->n_prods * sizeof *c.count_of);
         for (uint32_t i = 0; i < g->n_counts; i++)
             if (g->counts[i].prod < lr->n_prods)
                 c.count_of[g->counts[i].prod] = i;
-        bound_steps(&c, out);
+        if (forked)
+            bound_forked_steps(&c, out);
+        else
+            bound_steps(&c, out);
     }
-    free(c.count_of), free(c.stamp), free(c.mark), free(c.work);
+    free(c.count_of), free(c.stamp), free(c.mark), free(c.work), free(c.with_cells), free(c.eps);
     gcg_map64_free(&c.reduced);
     gcg_vec_free(&c.tg), gcg_vec_free(&c.layer), gcg_vec_free(&c.next), gcg_vec_free(&c.frames);
     if (c.st != GCG_OK)

@@ -302,12 +302,14 @@ typedef struct gcg_certificate {
     /* The commit bound: the most work (gcg_commit_stats units) one step of a
      * commit does, a byte or the end-of-input check, so a commit of n bytes
      * does at most n + 1 times it. Stated for grammars whose LR tables have
-     * no conflicts (the stack stays one stack); with conflicts, or token
-     * references where a commit may follow a reference and the token's text
-     * at once, the reason is GCG_UNBOUNDED_AMBIGUITY and no bound is
-     * stated; GCG_UNBOUNDED_RECURSION when one terminal can close a
-     * recursion all the way down the stack (the rule is named); NONE in
-     * artifacts written before the bound existed. */
+     * no conflicts (the stack stays one stack), and for those with conflicts
+     * whose forks the mask bound's analysis bounds (its steps bounded too;
+     * such a bound is looser); otherwise, and for token references where a
+     * commit may follow a reference and the token's text at once, the
+     * reason is GCG_UNBOUNDED_AMBIGUITY and no bound is stated;
+     * GCG_UNBOUNDED_RECURSION when one terminal can close a recursion all
+     * the way down the stack (the rule is named); NONE in artifacts written
+     * before the bound existed. */
     bool commit_bounded;
     uint32_t max_commit_step_work;
     gcg_unbounded_reason commit_unbounded_reason;

@@ -9,7 +9,10 @@
  *   - the tables of a right recursion that one byte closes (as lowered, before
  *     the compiler rewrites tail recursion): no bound, for recursion, naming
  *     the rule; the compiled grammar is rewritten and bounded;
- *   - a conflict forks the stack: no bound stated, for ambiguity;
+ *   - a conflict forks the stack: where the forks grow (e ::= e "+" e) no
+ *     bound is stated, for ambiguity; where the fork analysis bounds them, it
+ *     bounds their steps too (two lists of x: 18, a run uses 14), and random
+ *     walks over the shipped grammars stay within their bounds;
  *   - json.gbnf: every commit of random walks over single bytes stays within
  *     the bound (test_cert_property does the same on random grammars);
  *   - the artifact reports the bound the compile reported.
@@ -27,6 +30,7 @@
 #include "gcgc.h"
 #include "lower.h"
 #include "lr_build.h"
+
 
 static gcg_artifact *compile(const char *src, gcgc_stats *stats)
 {
@@ -136,7 +140,7 @@ START_TEST(right_recursion_closed_by_one_byte)
     tables_of(src, &b);
     ck_assert_uint_eq(b.t.sr_conflicts + b.t.rr_conflicts, 0);
     commit_bound cb;
-    ck_assert_int_eq(gcg_commit_bound(&b.t, &b.g, b.pred_first, b.pred, &cb), GCG_OK);
+    ck_assert_int_eq(gcg_commit_bound(&b.t, &b.g, b.pred_first, b.pred, NULL, &cb), GCG_OK);
     ck_assert(!cb.bounded);
     ck_assert_uint_eq(cb.unbounded_reason, GCG_CERT_UNBOUNDED_RECURSION);
     ck_assert_str_eq(b.g.nts[cb.nt].name, "list");
@@ -187,12 +191,10 @@ static char *read_file(const char *path)
 }
 
 /* Random walks over single bytes drawn from the mask (the previous byte
- * again half the time, so runs grow), every commit within the bound. */
-START_TEST(json_walks_within_bound)
+ * again half the time, so runs grow), every commit and every end check
+ * within the bound; returns the costliest step. */
+static uint64_t walks_within(gcg_artifact *art, int walks, int len)
 {
-    char *src = read_file(GCG_SOURCE_ROOT "/grammars/json.gbnf");
-    gcg_artifact *art = compile(src, NULL);
-    free(src);
     gcg_certificate c;
     ck_assert_int_eq(gcg_artifact_certificate(art, &c), GCG_OK);
     ck_assert(c.commit_bounded);
@@ -200,10 +202,10 @@ START_TEST(json_walks_within_bound)
     ck_assert_int_eq(gcg_matcher_new(art, NULL, &m, NULL), GCG_OK);
     uint64_t rng = 0x9E3779B97F4A7C15ull, most = 0;
     uint32_t w[9];
-    for (int walk = 0; walk < 40; walk++) {
+    for (int walk = 0; walk < walks; walk++) {
         gcg_matcher_reset(m);
         int prev = -1;
-        for (int i = 0; i < 400; i++) {
+        for (int i = 0; i < len; i++) {
             ck_assert_int_eq(gcg_matcher_fill_mask(m, w, 9), GCG_OK);
             int allowed[256], n = 0;
             for (int b = 0; b < 256; b++)
@@ -223,9 +225,55 @@ START_TEST(json_walks_within_bound)
             prev = b;
         }
     }
-    ck_assert_uint_gt(most, 0);
+    gcg_matcher_free(m);
+    return most;
+}
+
+START_TEST(json_walks_within_bound)
+{
+    char *src = read_file(GCG_SOURCE_ROOT "/grammars/json.gbnf");
+    gcg_artifact *art = compile(src, NULL);
+    free(src);
+    ck_assert_uint_gt(walks_within(art, 40, 400), 0);
+    gcg_artifact_free(art);
+}
+END_TEST
+
+/* Tables with conflicts: the fork analysis bounds the steps it simulates,
+ * and a chain that meets a conflict cell costs that cell's own step. Two
+ * lists of x that only the last byte tells apart keep two stacks for as long
+ * as the x's last: 18 per step, of which a run of 300 x and "2" uses 14 (each
+ * x shifts on both stacks and reduces both lists). Random walks over every
+ * shipped grammar but ambiguous.gbnf stay within their bounds. */
+START_TEST(forked_steps_bounded)
+{
+    gcgc_stats s;
+    gcg_artifact *art = compile("root ::= a \"1\" | b \"2\"\na ::= a \"x\" | \"x\"\nb ::= b \"x\" | \"x\"\n", &s);
+    gcg_certificate c;
+    ck_assert_int_eq(gcg_artifact_certificate(art, &c), GCG_OK);
+    ck_assert(c.commit_bounded);
+    ck_assert_uint_eq(c.max_commit_step_work, 18);
+    ck_assert_uint_eq(s.certificate.max_commit_step_work, 18);
+    char text[302];
+    memset(text, 'x', 300);
+    text[300] = '2', text[301] = 0;
+    gcg_matcher *m = NULL;
+    ck_assert_int_eq(gcg_matcher_new(art, NULL, &m, NULL), GCG_OK);
+    uint64_t most = worst_step(m, text);
+    ck_assert_uint_le(most, 18);
+    ck_assert_uint_eq(most, 14);
     gcg_matcher_free(m);
     gcg_artifact_free(art);
+    static const char *const shipped[] = {"arith", "c_subset", "chess", "markdown", "unicode"};
+    for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/grammars/%s.gbnf", GCG_SOURCE_ROOT, shipped[i]);
+        char *src = read_file(path);
+        art = compile(src, NULL);
+        free(src);
+        ck_assert_uint_gt(walks_within(art, 20, 300), 0);
+        gcg_artifact_free(art);
+    }
 }
 END_TEST
 
@@ -237,6 +285,7 @@ int main(void)
     tcase_add_test(tc, right_recursion_closed_by_one_byte);
     tcase_add_test(tc, conflict_states_no_bound);
     tcase_add_test(tc, json_walks_within_bound);
+    tcase_add_test(tc, forked_steps_bounded);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
