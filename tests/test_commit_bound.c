@@ -62,17 +62,25 @@ static uint64_t worst_step(gcg_matcher *m, const char *text)
     return cs.max_step_work > most ? cs.max_step_work : most;
 }
 
-START_TEST(brackets_bound_is_reached)
+/* Compiles src, whose artifact and compile stats state a commit bound of
+ * exactly `bound`. */
+static gcg_artifact *bounded(const char *src, uint32_t bound)
 {
     gcgc_stats s;
-    gcg_artifact *art = compile("root ::= \"(\" root \")\" | \"x\"\n", &s);
+    gcg_artifact *art = compile(src, &s);
     gcg_certificate c;
     ck_assert_int_eq(gcg_artifact_certificate(art, &c), GCG_OK);
     ck_assert(c.commit_bounded);
-    ck_assert_uint_eq(c.max_commit_step_work, 8);
+    ck_assert_uint_eq(c.max_commit_step_work, bound);
     ck_assert_int_eq(c.commit_unbounded_reason, GCG_UNBOUNDED_NONE);
     ck_assert(s.certificate.commit_bounded);
-    ck_assert_uint_eq(s.certificate.max_commit_step_work, 8);
+    ck_assert_uint_eq(s.certificate.max_commit_step_work, bound);
+    return art;
+}
+
+START_TEST(brackets_bound_is_reached)
+{
+    gcg_artifact *art = bounded("root ::= \"(\" root \")\" | \"x\"\n", 8);
     gcg_matcher *m = NULL;
     ck_assert_int_eq(gcg_matcher_new(art, NULL, &m, NULL), GCG_OK);
     ck_assert_uint_eq(worst_step(m, "x"), 5);     /* the end: reduce "x", accept */
@@ -247,13 +255,7 @@ END_TEST
  * shipped grammar but ambiguous.gbnf stay within their bounds. */
 START_TEST(forked_steps_bounded)
 {
-    gcgc_stats s;
-    gcg_artifact *art = compile("root ::= a \"1\" | b \"2\"\na ::= a \"x\" | \"x\"\nb ::= b \"x\" | \"x\"\n", &s);
-    gcg_certificate c;
-    ck_assert_int_eq(gcg_artifact_certificate(art, &c), GCG_OK);
-    ck_assert(c.commit_bounded);
-    ck_assert_uint_eq(c.max_commit_step_work, 18);
-    ck_assert_uint_eq(s.certificate.max_commit_step_work, 18);
+    gcg_artifact *art = bounded("root ::= a \"1\" | b \"2\"\na ::= a \"x\" | \"x\"\nb ::= b \"x\" | \"x\"\n", 18);
     char text[302];
     memset(text, 'x', 300);
     text[300] = '2', text[301] = 0;
