@@ -30,6 +30,7 @@
 #include "gcgc.h"
 #include "lower.h"
 #include "lr_build.h"
+#include "test_files.h"
 
 
 static gcg_artifact *compile(const char *src, gcgc_stats *stats)
@@ -184,20 +185,6 @@ START_TEST(conflict_states_no_bound)
 }
 END_TEST
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    ck_assert_uint_eq(fread(s, 1, (size_t)n, f), (size_t)n);
-    s[n] = 0;
-    fclose(f);
-    return s;
-}
-
 /* Random walks over single bytes drawn from the mask (the previous byte
  * again half the time, so runs grow), every commit and every end check
  * within the bound; returns the costliest step. */
@@ -239,7 +226,7 @@ static uint64_t walks_within(gcg_artifact *art, int walks, int len)
 
 START_TEST(json_walks_within_bound)
 {
-    char *src = read_file(GCG_SOURCE_ROOT "/grammars/json.gbnf");
+    char *src = test_read_grammar("json");
     gcg_artifact *art = compile(src, NULL);
     free(src);
     ck_assert_uint_gt(walks_within(art, 40, 400), 0);
@@ -268,9 +255,7 @@ START_TEST(forked_steps_bounded)
     gcg_artifact_free(art);
     static const char *const shipped[] = {"arith", "c_subset", "chess", "markdown", "unicode"};
     for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++) {
-        char path[256];
-        snprintf(path, sizeof path, "%s/grammars/%s.gbnf", GCG_SOURCE_ROOT, shipped[i]);
-        char *src = read_file(path);
+        char *src = test_read_grammar(shipped[i]);
         art = compile(src, NULL);
         free(src);
         ck_assert_uint_gt(walks_within(art, 20, 300), 0);

@@ -14,6 +14,7 @@
 #include "earley.h"
 #include "engine_run.h"
 #include "gbnf.h"
+#include "test_files.h"
 
 #define EXPECT_COMPLETE (-1)
 #define EXPECT_PREFIX (-2)
@@ -390,20 +391,6 @@ static const gsuite suites[] = {
 };
 #define N_SUITES (sizeof suites / sizeof *suites)
 
-static char *read_grammar(const char *name, size_t *len)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/grammars/%s.gbnf", GCG_SOURCE_ROOT, name);
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    char *buf = malloc(1 << 16);
-    ck_assert_ptr_nonnull(buf);
-    *len = fread(buf, 1, 1 << 16, f);
-    fclose(f);
-    ck_assert_uint_lt(*len, 1 << 16);
-    return buf;
-}
-
 static ref_result expected(const gcase *c)
 {
     if (c->expect == EXPECT_COMPLETE)
@@ -449,8 +436,8 @@ static ref_grammar *reference_for(const char *src, size_t len)
 START_TEST(test_grammar_cases)
 {
     const gsuite *s = &suites[_i];
-    size_t len;
-    char *src = read_grammar(s->name, &len);
+    char *src = test_read_grammar(s->name);
+    size_t len = strlen(src);
     char msg[256];
     eng *e = NULL;
     gcg_status st = eng_open(src, len, NULL, true, &e, msg, sizeof msg);

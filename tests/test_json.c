@@ -19,6 +19,7 @@
 #include "earley.h"
 #include "engine_run.h"
 #include "gbnf.h"
+#include "test_files.h"
 
 #define DATA_DIR GCG_SOURCE_ROOT "/tests/data/json"
 #define DEEP 100000
@@ -30,26 +31,10 @@ typedef struct fixture {
     ref_grammar *rg;
 } fixture;
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    long n = ftell(f);
-    ck_assert_int_ge(n, 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    *len = fread(buf, 1, (size_t)n, f);
-    ck_assert_uint_eq(*len, (size_t)n);
-    fclose(f);
-    return buf;
-}
-
 static void fixture_open(fixture *fx, bool with_reference)
 {
     memset(fx, 0, sizeof *fx);
-    fx->src = read_file(GCG_SOURCE_ROOT "/grammars/json.gbnf", &fx->len);
+    fx->src = test_read_file(GCG_SOURCE_ROOT "/grammars/json.gbnf", &fx->len);
     char msg[256];
     gcg_status st = eng_open(fx->src, fx->len, NULL, true, &fx->e, msg, sizeof msg);
     ck_assert_msg(st == GCG_OK, "json.gbnf does not compile: %s", msg);
@@ -111,7 +96,7 @@ static char check_file(fixture *fx, const char *name)
     if (!expected_from_name(name, &want, 0))
         return 0;
     size_t len;
-    char *text = read_file(path, &len);
+    char *text = test_read_file(path, &len);
     if (want.verdict != REF_REJECT)
         want.offset = len;
     const uint8_t *t = (const uint8_t *)text;

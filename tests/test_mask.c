@@ -48,6 +48,7 @@
 #include "compile.h"
 #include "gcg.h"
 #include "vocab.h"
+#include "test_files.h"
 
 #define MAX_WORDS 16 /* the vocabularies here have at most 512 tokens */
 #define END UINT32_MAX
@@ -137,21 +138,6 @@ static gcg_matcher *matcher(const gcg_artifact *art)
     gcg_matcher *m = NULL;
     ck_assert_int_eq(gcg_matcher_new(art, NULL, &m, NULL), GCG_OK);
     return m;
-}
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = 0;
-    return buf;
 }
 
 /* ---- masks --------------------------------------------------------------- */
@@ -346,7 +332,7 @@ END_TEST
 /* The JSON grammar reads a bounded depth however deep the nesting. */
 START_TEST(test_json_certificate_bounded)
 {
-    char *src = read_file(GCG_SOURCE_ROOT "/grammars/json.gbnf");
+    char *src = test_read_grammar("json");
     gcg_vocab v;
     uint32_t eos = 256;
     ck_assert_int_eq(gcg_vocab_bytes256(&eos, 1, &v), GCG_OK);
@@ -683,14 +669,12 @@ START_TEST(test_cert_repository_grammars)
 {
     static const char *const bounded[] = {"arith", "c_subset", "chess", "json", "markdown", "unicode"};
     for (size_t i = 0; i < sizeof bounded / sizeof *bounded; i++) {
-        char path[256];
-        snprintf(path, sizeof path, "%s/grammars/%s.gbnf", GCG_SOURCE_ROOT, bounded[i]);
-        char *src = read_file(path);
+        char *src = test_read_grammar(bounded[i]);
         gcg_certificate c = cert_of(src, NULL);
         free(src);
         ck_assert_msg(c.bounded, "%s: unbounded (rule %s)", bounded[i], c.unbounded_rule);
     }
-    char *src = read_file(GCG_SOURCE_ROOT "/grammars/ambiguous.gbnf");
+    char *src = test_read_grammar("ambiguous");
     gcg_certificate c = cert_of(src, NULL);
     free(src);
     ck_assert(!c.bounded);

@@ -63,6 +63,7 @@
 #include "gcg.h"
 #include "randgram.h"
 #include "vocab.h"
+#include "test_files.h"
 
 #define DEFAULT_SEED 1
 #define DEFAULT_GRAMMARS 150
@@ -934,23 +935,6 @@ END_TEST
 #define SUB_MAX 10         /* longest corpus substring made a token */
 #define SUB_TOKENS 2400    /* how many corpus substrings become tokens */
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = 0;
-    if (len)
-        *len = (size_t)n;
-    return buf;
-}
-
 typedef struct doc {
     char name[128];
     uint8_t *s;
@@ -975,7 +959,7 @@ static uint32_t load_docs(doc *docs)
         memcpy(docs[n].name, e->d_name, l + 1);
         char path[512];
         snprintf(path, sizeof path, "%s/%s", JSON_DIR, e->d_name);
-        docs[n].s = (uint8_t *)read_file(path, &docs[n].n);
+        docs[n].s = (uint8_t *)test_read_file(path, &docs[n].n);
         n++;
     }
     closedir(d);
@@ -1316,7 +1300,7 @@ START_TEST(test_json_bpe)
     gcg_vocab v;
     json_vocab(docs, n_docs, &v);
     ck_assert_uint_gt(v.n_tokens, 2000);
-    char *src = read_file(GCG_SOURCE_ROOT "/grammars/json.gbnf", NULL);
+    char *src = test_read_file(GCG_SOURCE_ROOT "/grammars/json.gbnf", NULL);
     gcg_artifact *art = NULL;
     char msg[256];
     ck_assert_msg(compile(src, &v, false, &art, msg, sizeof msg) == GCG_OK, "json.gbnf: %s", msg);

@@ -32,6 +32,7 @@
 #include "compile.h"
 #include "gcg.h"
 #include "vocab.h"
+#include "test_files.h"
 
 #define EOS_ID 256u
 #define WORDS 9 /* 257 tokens */
@@ -46,23 +47,6 @@
 #define AMB_MASK_LIMIT_AT 46u
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static char *read_grammar(const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/grammars/%s.gbnf", GCG_SOURCE_ROOT, name);
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = 0;
-    return buf;
-}
 
 /* Compiles src against the 256 single bytes plus EOS 256. */
 static gcg_artifact *compile_eos(const char *src)
@@ -186,7 +170,7 @@ static void check_masks(gcg_matcher *m, const char *where)
 
 START_TEST(test_reject_leaves_state)
 {
-    char *src = read_grammar("json");
+    char *src = test_read_grammar("json");
     gcg_artifact *art = compile_eos(src);
     gcg_matcher *m = matcher(art, 32);
     ck_assert_int_eq(commit_str(m, "[1,"), GCG_OK);
@@ -239,7 +223,7 @@ static const consumed_case consumed_cases[] = {
 START_TEST(test_consumed_offset)
 {
     const consumed_case *c = &consumed_cases[_i];
-    char *src = read_grammar("json");
+    char *src = test_read_grammar("json");
     gcg_artifact *art = compile_eos(src);
     gcg_matcher *m = matcher(art, 8);
     size_t n = strlen(c->text), consumed = 12345;
@@ -285,7 +269,7 @@ END_TEST
 
 START_TEST(test_rollback_n)
 {
-    char *src = read_grammar("json");
+    char *src = test_read_grammar("json");
     gcg_artifact *art = compile_eos(src);
     gcg_matcher *m = matcher(art, 32);
     static const char *const steps[] = {"{", "\"k\"", ":", " [", "1", ",", "2", "]", "}"};
@@ -371,7 +355,7 @@ END_TEST
 
 START_TEST(test_reset)
 {
-    char *src = read_grammar("json");
+    char *src = test_read_grammar("json");
     gcg_artifact *art = compile_eos(src);
     gcg_matcher *m = matcher(art, 2);
     snapshot start = snap(m);
@@ -555,7 +539,7 @@ static const mask_case mask_cases[] = {
 START_TEST(test_mask_equals_commits)
 {
     const mask_case *c = &mask_cases[_i];
-    char *src = c->grammar[0] == '=' ? strdup(c->grammar + 1) : read_grammar(c->grammar);
+    char *src = c->grammar[0] == '=' ? strdup(c->grammar + 1) : test_read_grammar(c->grammar);
     gcg_artifact *art = compile_eos(src);
     gcg_matcher *m = matcher(art, 64);
     ck_assert_int_eq(commit_str(m, c->prefix), GCG_OK);
@@ -676,7 +660,7 @@ static gcg_matcher *limited(const gcg_artifact *art, uint64_t commit_work, uint3
 
 START_TEST(test_commit_work_limit)
 {
-    char *src = read_grammar("ambiguous");
+    char *src = test_read_grammar("ambiguous");
     gcg_artifact *art = compile_eos(src);
     free(src);
     gcg_matcher *m = limited(art, AMB_COMMIT_LIMIT, 0);
@@ -713,7 +697,7 @@ END_TEST
 
 START_TEST(test_mask_work_limit)
 {
-    char *src = read_grammar("ambiguous");
+    char *src = test_read_grammar("ambiguous");
     gcg_artifact *art = compile_eos(src);
     free(src);
     gcg_matcher *m = limited(art, 0, AMB_MASK_LIMIT);

@@ -27,6 +27,7 @@
 #include "gcg.h"
 #include "lower.h"
 #include "normalize.h"
+#include "test_files.h"
 
 /* ---- running the front end ---------------------------------------------- */
 
@@ -71,22 +72,6 @@ static uint32_t nt_named(const cfg *g, const char *name)
         if (strcmp(g->nts[a].name, name) == 0)
             return a;
     return UINT32_MAX;
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    buf[n] = 0;
-    *len = (size_t)n;
-    return buf;
 }
 
 /* ---- the independent invariant checker ----------------------------------- */
@@ -971,7 +956,7 @@ START_TEST(test_invariants_shipped)
     char path[512];
     snprintf(path, sizeof path, "%s/grammars/%s.gbnf", GCG_SOURCE_ROOT, shipped[_i]);
     size_t len;
-    char *src = read_file(path, &len);
+    char *src = test_read_file(path, &len);
     normed n;
     memset(&n, 0, sizeof n);
     gcg_diag_init(&n.diag, path);
