@@ -853,20 +853,15 @@ static gcg_status collect_transitions(ctx *c)
     return GCG_OK;
 }
 
-/* The commit bound (commit_bound.h), with the rule of its cause named. */
+/* The commit bound (commit_bound.h), with the rule of its cause named;
+ * tables with conflicts get theirs from the fork analysis
+ * (gcg_certify_whole). */
 static gcg_status certify_commit(ctx *c, const cfg *g, const char *const *rule_names)
 {
     commit_bound cb;
     gcg_status st = gcg_commit_bound(c->lr, g, c->sim.pred_first, c->sim.pred, NULL, &cb);
-    mask_automaton *a = c->out;
-    a->commit_bounded = cb.bounded ? GCG_CERT_BOUNDED : cb.unbounded_reason;
-    a->max_step_work = cb.max_step_work;
-    memset(a->commit_rule, 0, sizeof a->commit_rule);
-    if (st == GCG_OK && !cb.bounded && cb.nt != NONE) {
-        uint32_t rule = g->nts[cb.nt].rule;
-        snprintf(a->commit_rule, sizeof a->commit_rule, "%s",
-                 rule != NONE && rule_names ? rule_names[rule] : g->nts[cb.nt].name);
-    }
+    if (st == GCG_OK)
+        gcg_certify_commit(c->out, g, rule_names, &cb);
     return st;
 }
 

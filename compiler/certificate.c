@@ -7,10 +7,24 @@
 
 #include "artifact_format.h"
 #include "certificate.h"
-#include "commit_bound.h"
 #include "scc.h"
 
 #define NONE UINT32_MAX
+
+void gcg_cert_rule_name(char out[64], const cfg *g, uint32_t nt, const char *const *rule_names)
+{
+    uint32_t rule = g->nts[nt].rule;
+    snprintf(out, 64, "%s", rule != NONE && rule_names ? rule_names[rule] : g->nts[nt].name);
+}
+
+void gcg_certify_commit(mask_automaton *a, const cfg *g, const char *const *rule_names, const commit_bound *cb)
+{
+    a->commit_bounded = cb->bounded ? GCG_CERT_BOUNDED : cb->unbounded_reason;
+    a->max_step_work = cb->bounded ? cb->max_step_work : 0;
+    memset(a->commit_rule, 0, sizeof a->commit_rule);
+    if (!cb->bounded && cb->nt != NONE)
+        gcg_cert_rule_name(a->commit_rule, g, cb->nt, rule_names);
+}
 
 /* Longest read chain, set operations and bytes per frontier node, or the rule
  * behind a cycle (right recursion makes the automaton cyclic). */
@@ -59,10 +73,7 @@ gcg_status gcg_certify(mask_automaton *a, const cfg *g, uint32_t n_lr_states, co
             uint32_t nx = a->trans[k].next;
             if (nx != NONE && comp[nx] == comp[d]) {
                 a->bounded = false;
-                uint32_t lhs = a->state_lhs[d];
-                uint32_t rule = g->nts[lhs].rule;
-                snprintf(a->unbounded_rule, sizeof a->unbounded_rule, "%s",
-                         rule != UINT32_MAX && rule_names ? rule_names[rule] : g->nts[lhs].name);
+                gcg_cert_rule_name(a->unbounded_rule, g, a->state_lhs[d], rule_names);
                 break;
             }
             uint32_t r = 1 + (nx == NONE ? 0 : reads[nx]);
@@ -238,7 +249,6 @@ typedef struct fork_bound {
     commit_forks *cf;                 /* the steps' work (fb_step_bound), or NULL */
     uint64_t step_work, cell_step;    /* this step's, and the cell's own step's
                                          most (over its worlds)             */
-    uint32_t step_intra;              /* this step's edges between its nodes */
     bool cf_failed;                   /* an end-of-input step was not bounded */
     uint32_t key[FB_STEP_SLOTS][3], key_gen[FB_STEP_SLOTS]; /* fb_step_bound's
                                          nodes and edges, where key_gen == gen */
@@ -919,7 +929,10 @@ static bool fb_step_key_new(fork_bound *f, uint32_t a, uint32_t b, uint32_t c)
     return true;
 }
 
-static uint64_t fb_step_bound(fork_bound *f, bool first, uint32_t t, uint32_t q, uint32_t *late_out)
+/* The step's work bound; *onto_chain the gotos of a fork's own step that
+ * may land on the chain's nodes, *intra the edges between its nodes. */
+static uint64_t fb_step_bound(fork_bound *f, bool first, uint32_t t, uint32_t q, uint32_t *onto_chain_out,
+                              uint32_t *intra_out)
 {
     uint32_t n = f->n_work, made = 0, pairs = 0, intra = 0, onto_chain = 0;
     if (++f->gen == 0) { /* the stamps wrapped: clear them (work_gen too) */
@@ -940,20 +953,19 @@ static uint64_t fb_step_bound(fork_bound *f, bool first, uint32_t t, uint32_t q,
         intra += edge && below.level == FB_RED;
     }
     uint32_t late = pairs - made + onto_chain;
-    *late_out = onto_chain;
-    f->step_intra = intra;
+    *onto_chain_out = onto_chain, *intra_out = intra;
     return f->step_work + (uint64_t)late * (2 * f->step_work + made + (uint64_t)intra * (intra + 1));
 }
 
 /* Records the work of the step fb_step just simulated from c on t. */
 static void fb_note_step(fork_bound *f, const fb_config *c, uint32_t t, bool first)
 {
-    uint32_t late;
-    uint64_t u = fb_step_bound(f, first, t, c->base[0], &late);
+    uint32_t late, intra;
+    uint64_t u = fb_step_bound(f, first, t, c->base[0], &late, &intra);
     if (first) {
         f->cell_step = u > f->cell_step ? u : f->cell_step;
         f->cf->late = late > f->cf->late ? late : f->cf->late;
-        f->cf->intra = f->step_intra > f->cf->intra ? f->step_intra : f->cf->intra;
+        f->cf->intra = intra > f->cf->intra ? intra : f->cf->intra;
     } else {
         u = u < UINT32_MAX ? u : UINT32_MAX;
         f->cf->forked = u > f->cf->forked ? (uint32_t)u : f->cf->forked;
@@ -1322,19 +1334,9 @@ static void conflict_rule(mask_automaton *a, const lr_tables *lr, const cfg *g, 
     for (uint32_t i = 1; GCG_ACT_KIND(act) == GCG_ACT_MULTI && i <= m[0]; i++) {
         if (GCG_ACT_KIND(m[i]) != GCG_ACT_REDUCE)
             continue;
-        uint32_t lhs = lr->prod_lhs[GCG_ACT_ARG(m[i])], rule = g->nts[lhs].rule;
-        snprintf(a->unbounded_rule, sizeof a->unbounded_rule, "%s",
-                 rule != UINT32_MAX && rule_names ? rule_names[rule] : g->nts[lhs].name);
+        gcg_cert_rule_name(a->unbounded_rule, g, lr->prod_lhs[GCG_ACT_ARG(m[i])], rule_names);
         return;
     }
-}
-
-/* The commit bound the fork analysis found. */
-static void commit_from(mask_automaton *a, const commit_bound *cb)
-{
-    a->commit_bounded = GCG_CERT_BOUNDED;
-    a->max_step_work = cb->max_step_work;
-    memset(a->commit_rule, 0, sizeof a->commit_rule);
 }
 
 gcg_status gcg_certify_whole(mask_automaton *a, const lr_tables *lr, const cfg *g, const char *const *rule_names,
@@ -1369,7 +1371,7 @@ gcg_status gcg_certify_whole(mask_automaton *a, const lr_tables *lr, const cfg *
      * the step reaches twice, a late edge) as recursion: no bound, for the
      * conflict, as without the analysis */
     if (commit && stacks && cb.bounded)
-        commit_from(a, &cb);
+        gcg_certify_commit(a, g, rule_names, &cb);
     uint64_t whole = (uint64_t)stacks * (a->max_reads + 1), most_ops = (uint64_t)stacks * a->max_set_ops;
     if (a->bounded && stacks && whole <= UINT32_MAX) {
         /* At most `stacks` paths below the frontier, each read as one

@@ -11,7 +11,15 @@
 
 #include "automaton.h"
 #include "cfg.h"
+#include "commit_bound.h"
 #include "lr_build.h"
+
+/* Writes into out the GBNF rule of nonterminal nt (from `rule_names`, may be
+ * NULL), or the nonterminal's own name where it has no rule. */
+void gcg_cert_rule_name(char out[64], const cfg *g, uint32_t nt, const char *const *rule_names);
+
+/* Sets a's commit bound from cb, naming the rule of an unbounded one. */
+void gcg_certify_commit(mask_automaton *a, const cfg *g, const char *const *rule_names, const commit_bound *cb);
 
 /* Fills a->bounded, max_reads, max_set_ops, max_bytes and unbounded_rule.
  * `rule_names` (GBNF rule names, may be NULL) name the rule of a cycle. */
