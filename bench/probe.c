@@ -8,8 +8,9 @@
 uint32_t bench_probe_stack_depth(const gcg_matcher *m) {
     if (!m->n_front) return 0;
     const gss *g = &m->p.g;
-    uint32_t depth = 0;
-    for (uint32_t n = m->front[0]; g->nodes[n].edge != GSS_NONE; n = g->edges[g->nodes[n].edge].to) depth++;
+    uint32_t depth = 0; /* along first edges, a run edge at its fewest copies */
+    for (uint32_t n = m->front[0]; g->nodes[n].edge != GSS_NONE; n = g->edges[g->nodes[n].edge].to)
+        depth += g->edges[g->nodes[n].edge].lo;
     return depth;
 }
 
@@ -38,14 +39,19 @@ uint32_t bench_probe_sets(const gcg_matcher *m, uint32_t *ids, uint32_t max, uin
     if (m->terminated || !v->n_sets) return 0;
     for (uint32_t f = 0; f < m->n_front; f++) {
         uint32_t node = m->front[f], st = g->nodes[node].state, d = v->root_d[st], set = v->root_acc[st];
+        uint32_t copies = 0, q = 0; /* copies of state q still to read, inside a run edge */
         for (;;) {
             if (n < max) ids[n] = set;
             n++;
             *bytes += set_bytes(v, set);
-            uint32_t e = g->nodes[node].edge;
-            if (d == GCG_NO_STATE || e == GSS_NONE) break;
-            node = g->edges[e].to;
-            const gcg_trans_entry *t = trans_of(v, d, g->nodes[node].state);
+            if (d == GCG_NO_STATE) break;
+            if (!copies) {
+                uint32_t e = g->nodes[node].edge;
+                if (e == GSS_NONE) break;
+                q = g->nodes[node].state, copies = g->edges[e].lo;
+                node = g->edges[e].to;
+            }
+            const gcg_trans_entry *t = trans_of(v, d, --copies ? q : g->nodes[node].state);
             if (!t) break;
             set = t->acc;
             d = t->next;

@@ -318,7 +318,9 @@ typedef struct gcg_certificate {
 
 GCG_API gcg_status gcg_artifact_certificate(const gcg_artifact *art, gcg_certificate *out);
 
-/* What the last fill_mask did, for benchmarks that check the certificate. */
+/* What the last fill_mask did, for benchmarks that check the certificate. A
+ * run of equal frames kept as one edge (uncertified grammars only) counts
+ * each copy it reads as a stack read and an edge. */
 typedef struct gcg_mask_stats {
     uint32_t frontier_nodes;   /* stack tops read                                    */
     uint32_t max_stack_reads;  /* deepest read below any top                          */

@@ -15,6 +15,18 @@
  * to one node below that differ only by the count, the lower count's
  * language contains the other's, and only it is kept.
  *
+ * Runs of equal frames. In `e ::= e e "c" | e "c" | "a"` every `c` may pop
+ * one frame of a run of equal `e` frames or two, so after n `c`s the top
+ * stands on the run at n depths; as separate edges a step and a mask would
+ * read all of them. So an edge carries an interval of copies (gss.h): where
+ * a node of state q gets a second edge into the run of q frames below its
+ * first one (each node keeps its run form: base and copies), the two become
+ * one edge to the run's base with the union of the copies, when it is an
+ * interval. A pop reaching inside a run is a position (base, q, copies); its
+ * goto on q itself widens the new node's run again, on another state it is
+ * made a node of its own. The language of every node is unchanged: only how
+ * many edges stand for it. Off unless `runs` is set.
+ *
  * The step never changes the nodes of the input frontier: reduction nodes
  * are new (their states are reached by a nonterminal, the frontier's by a
  * terminal, so the two never coincide), which is what makes commit atomic.
@@ -29,13 +41,23 @@
 #include "gcg.h"
 #include "glr_merge.h"
 #include "gss.h"
+#include "pair_map.h"
 
 typedef struct glr_reduction {
     uint32_t node;      /* node to reduce from                               */
     uint32_t prod;      /* production                                        */
     uint32_t via_from;  /* GSS_NONE, or: only paths through the edge         */
-    uint32_t via_to;    /*   via_from -> via_to (an edge added late)         */
+    uint32_t via_to;    /*   via_from -> via_to with copies [via_lo, via_hi] */
+    uint32_t via_lo, via_hi; /* (an edge added late, or widened)           */
 } glr_reduction;
+
+/* Where a pop can be: node `node` (lo == 0), or inside a run edge: `state`
+ * repeated k times, k in [lo, hi], on node `node`. `used`: the path crossed
+ * the step's late edge (or none is set). */
+typedef struct glr_pos {
+    uint32_t node, state, lo, hi;
+    bool used;
+} glr_pos;
 
 typedef struct glr {
     const gcg_tables *t;
@@ -49,13 +71,17 @@ typedef struct glr {
     uint32_t n_made, cap_made;
     uint32_t *shifts;    /* pairs (node, target state)                        */
     uint32_t n_shifts, cap_shifts;
-    uint32_t *layer, *next; /* reduction walk: (node << 1 | crossed late edge) */
+    glr_pos *layer, *next;   /* reduction walk: positions at one depth        */
     uint32_t n_layer, cap_layer, n_next, cap_next;
+    uint32_t *drop;          /* nodes an edge let go of: released at step end  */
+    uint32_t n_drop, cap_drop;
+    uint32_t *aux;           /* nodes made for positions inside runs, this step */
+    uint32_t n_aux, cap_aux;
     uint32_t *seen0, *seen1; /* per node: layer stamp, without / with the edge */
     uint32_t *anc;           /* per node: stamp of "reaches the late edge"    */
     uint32_t cap_seen, seen_gen, anc_gen;
-    uint64_t *ekeys;         /* edges made this step (from << 32 | to)        */
-    uint32_t *egen, ecap, en, egen_cur;
+    pair_map edges_made;     /* (from, to) of the plain edges made this step   */
+    pair_map run_edges;      /* (node, run base) -> the node's edge on that run */
     uint32_t *intra;         /* edges between nodes of this level (pairs)     */
     uint32_t n_intra, cap_intra;
     uint32_t *extra;         /* nodes of this level whose state map_node holds
@@ -66,6 +92,8 @@ typedef struct glr {
      * that would pass the limit fails with GCG_ERR_LIMIT, changing nothing. */
     uint64_t work, work_limit;
     glr_merge merge;         /* equal nodes across levels (glr_merge.h)       */
+    bool runs;               /* join edges into runs of equal frames (above);
+                                off: every edge is plain                      */
     bool no_merge;           /* skip merging: steps whose nodes are dropped at
                                 once (the brute-force mask), where entering
                                 thousands of short-lived nodes would only fill

@@ -33,6 +33,13 @@ static uint32_t only_below(const gss *g, uint32_t v)
     return e == GSS_NONE || g->edges[e].next != GSS_NONE ? GSS_NONE : g->edges[e].to;
 }
 
+/* Whether the single edges of z and v stand for the same copies. */
+static bool same_run(const gss *g, uint32_t z, uint32_t v)
+{
+    const gss_edge *a = &g->edges[g->nodes[z].edge], *b = &g->edges[g->nodes[v].edge];
+    return a->lo == b->lo && a->hi == b->hi;
+}
+
 static void put(glr_merge *mg, uint32_t h, uint32_t v)
 {
     mg->cache[h] = v;
@@ -140,7 +147,7 @@ static uint32_t stand_in(glr_merge *mg, const gss *g, uint32_t v)
     uint32_t h = slot(mg, state, below);
     for (uint32_t z; (z = mg->cache[h]) != GSS_NONE; h = (h + 1) & (mg->cap_cache - 1))
         if (mg->mark[z] != mg->gen && g->nodes[z].state == state && only_below(g, z) == below &&
-            g->nodes[z].count == g->nodes[v].count) /* equal stacks: counts too */
+            g->nodes[z].count == g->nodes[v].count && same_run(g, z, v)) /* equal stacks: counts too */
             return z;
     put(mg, h, v);
     return v;
@@ -157,7 +164,7 @@ static void redirect(glr_merge *mg, gss *g, uint32_t v)
         if (mg->mark[to] == mg->gen && mg->repl[to] != to && mg->repl[to] < GSS_NONE - 1) {
             uint32_t z = mg->repl[to];
             g->nodes[to].refs--; /* still held by the step */
-            if (gss_linked(g, v, z)) {
+            if (gss_linked_run(g, v, z, g->edges[e].lo, g->edges[e].hi)) {
                 gss_unlink(g, v, prev, e);
                 e = next;
                 continue;

@@ -40,46 +40,27 @@ static bool grow(void **p, uint32_t *cap, size_t sz)
     return true;
 }
 
-uint32_t gss_new(gss *g, uint32_t state)
+bool gss_grow_nodes(gss *g)
 {
-    if (g->live >= g->max_nodes)
-        return GSS_NONE;
-    uint32_t n = g->free_node;
-    if (n != GSS_NONE) {
-        g->free_node = g->nodes[n].edge;
-    } else {
-        if (g->n_nodes == g->cap_nodes && !grow((void **)&g->nodes, &g->cap_nodes, sizeof *g->nodes))
-            return GSS_NONE;
-        n = g->n_nodes++;
-    }
-    g->nodes[n] = (gss_node){state, 1, GSS_NONE, 0};
-    g->live++;
-    g->weight_live += g->weight ? g->weight[state] : 0;
-    return n;
+    return grow((void **)&g->nodes, &g->cap_nodes, sizeof *g->nodes);
 }
 
-bool gss_link(gss *g, uint32_t from, uint32_t to)
+bool gss_grow_edges(gss *g)
 {
-    uint32_t e = g->free_edge;
-    if (e != GSS_NONE) {
-        g->free_edge = g->edges[e].next;
-    } else {
-        if (g->n_edges == g->cap_edges && !grow((void **)&g->edges, &g->cap_edges, sizeof *g->edges))
-            return false;
-        e = g->n_edges++;
-    }
-    g->edges[e] = (gss_edge){to, g->nodes[from].edge};
-    g->nodes[from].edge = e;
-    g->nodes[to].refs++;
-    return true;
+    return grow((void **)&g->edges, &g->cap_edges, sizeof *g->edges);
+}
+
+bool gss_linked_run(const gss *g, uint32_t from, uint32_t to, uint32_t lo, uint32_t hi)
+{
+    for (uint32_t e = g->nodes[from].edge; e != GSS_NONE; e = g->edges[e].next)
+        if (g->edges[e].to == to && g->edges[e].lo == lo && g->edges[e].hi == hi)
+            return true;
+    return false;
 }
 
 bool gss_linked(const gss *g, uint32_t from, uint32_t to)
 {
-    for (uint32_t e = g->nodes[from].edge; e != GSS_NONE; e = g->edges[e].next)
-        if (g->edges[e].to == to)
-            return true;
-    return false;
+    return gss_linked_run(g, from, to, 1, 1);
 }
 
 void gss_unlink(gss *g, uint32_t from, uint32_t prev, uint32_t e)

@@ -22,11 +22,20 @@ typedef struct gss_node {
     uint32_t refs;   /* edges into it + frontiers and holds on it  */
     uint32_t edge;   /* first outgoing edge, or GSS_NONE; also the free-list link */
     uint32_t count;  /* copies of a counted repetition (GCG_SEC_COUNTS), else 0 */
+    /* Its run form, once its step is over (glr.c): the node stands for
+     * `state` repeated k times, itself the top copy, k in [run_lo, run_hi],
+     * on run_base; GSS_NONE when it has several edges or a count. */
+    uint32_t run_base, run_lo, run_hi;
 } gss_node;
 
+/* An edge from a node of state q to `to` stands for the stacks q^k on `to`,
+ * k in [lo, hi], the node itself the top copy: a plain edge has [1, 1]. A
+ * wider run stands for a node that was reached at several depths of one
+ * run of equal frames (glr.h). */
 typedef struct gss_edge {
     uint32_t to;     /* node below                                */
     uint32_t next;   /* next edge of the same node, or GSS_NONE    */
+    uint32_t lo, hi; /* copies of the source's state, >= 1         */
 } gss_edge;
 
 typedef struct gss {
@@ -48,14 +57,58 @@ typedef struct gss {
 bool gss_init(gss *g, uint32_t initial_nodes, uint32_t max_nodes);
 void gss_free(gss *g);
 
-/* A new node with no edges, count 0 and one reference (the creator's hold).
- * GSS_NONE when max_nodes live nodes exist or memory runs out. */
-uint32_t gss_new(gss *g, uint32_t state);
+/* Double the node or edge pool (gss_new and gss_link_run call them when
+ * the free list is empty and the pool full). False on OOM. */
+bool gss_grow_nodes(gss *g);
+bool gss_grow_edges(gss *g);
 
-/* Adds edge from -> to (taking a reference on `to`). False on OOM. */
-bool gss_link(gss *g, uint32_t from, uint32_t to);
+/* A new node with no edges, count 0, no run form and one reference (the
+ * creator's hold). GSS_NONE when max_nodes live nodes exist or memory runs
+ * out. Inline, as gss_link_run: a GLR step makes one per node and edge. */
+static inline uint32_t gss_new(gss *g, uint32_t state)
+{
+    if (g->live >= g->max_nodes)
+        return GSS_NONE;
+    uint32_t n = g->free_node;
+    if (n != GSS_NONE) {
+        g->free_node = g->nodes[n].edge;
+    } else {
+        if (g->n_nodes == g->cap_nodes && !gss_grow_nodes(g))
+            return GSS_NONE;
+        n = g->n_nodes++;
+    }
+    g->nodes[n] = (gss_node){state, 1, GSS_NONE, 0, GSS_NONE, 0, 0};
+    g->live++;
+    g->weight_live += g->weight ? g->weight[state] : 0;
+    return n;
+}
 
+/* Adds edge from -> to with copies [lo, hi] (taking a reference on `to`).
+ * False on OOM. */
+static inline bool gss_link_run(gss *g, uint32_t from, uint32_t to, uint32_t lo, uint32_t hi)
+{
+    uint32_t e = g->free_edge;
+    if (e != GSS_NONE) {
+        g->free_edge = g->edges[e].next;
+    } else {
+        if (g->n_edges == g->cap_edges && !gss_grow_edges(g))
+            return false;
+        e = g->n_edges++;
+    }
+    g->edges[e] = (gss_edge){to, g->nodes[from].edge, lo, hi};
+    g->nodes[from].edge = e;
+    g->nodes[to].refs++;
+    return true;
+}
+
+/* A plain edge: [1, 1]. */
+static inline bool gss_link(gss *g, uint32_t from, uint32_t to) { return gss_link_run(g, from, to, 1, 1); }
+
+/* Whether from has a plain edge to `to`. */
 bool gss_linked(const gss *g, uint32_t from, uint32_t to);
+
+/* Whether from has an edge to `to` with exactly copies [lo, hi]. */
+bool gss_linked_run(const gss *g, uint32_t from, uint32_t to, uint32_t lo, uint32_t hi);
 
 /* Removes edge e from `from`'s list (prev: the edge before it, or GSS_NONE)
  * and frees it; the reference it held is the caller's to drop. */

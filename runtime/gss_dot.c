@@ -11,7 +11,10 @@ static void print_reachable(const gss *g, uint32_t *stack, uint8_t *seen, uint32
         uint32_t v = stack[--n];
         for (uint32_t e = g->nodes[v].edge; e != GSS_NONE; e = g->edges[e].next) {
             uint32_t to = g->edges[e].to;
-            fprintf(out, "  n%u -> n%u;\n", v, to);
+            if (g->edges[e].hi == 1)
+                fprintf(out, "  n%u -> n%u;\n", v, to);
+            else /* a run: the node's state repeated lo..hi times, itself the top */
+                fprintf(out, "  n%u -> n%u [label=\"x%u..%u\"];\n", v, to, g->edges[e].lo, g->edges[e].hi);
             if (seen[to])
                 continue;
             seen[to] = 1;

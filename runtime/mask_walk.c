@@ -74,6 +74,77 @@ static void or_once(gcg_matcher *m, mask_scratch *s, uint32_t set, uint32_t *wor
     m->last.set_ops++;
 }
 
+/* Reads node `below` after automaton state d: ORs the transition's set and
+ * pushes the pair it leads to, once. */
+static gcg_status read_below(gcg_matcher *m, mask_scratch *s, uint32_t *words, uint32_t *n, uint32_t d,
+                             uint32_t below, uint32_t depth)
+{
+    const gcg_mask_view *v = &m->art->mask;
+    if (++m->last.edges > m->max_mask_work && m->max_mask_work)
+        return GCG_ERR_LIMIT;
+    const gcg_trans_entry *t = trans_of(v, d, m->p.g.nodes[below].state);
+    if (!t)
+        return GCG_OK;
+    or_once(m, s, t->acc, words, false);
+    if (depth + 1 > m->last.max_stack_reads)
+        m->last.max_stack_reads = depth + 1;
+    /* Keep the set at most half full (every pushed pair is marked, and a
+     * dense stack pushes many more pairs than it pops). */
+    if (2 * (s->n_seen + 1) > s->cap_seen && !mask_scratch_reserve(s, s->n_seen + 1))
+        return GCG_ERR_NOMEM;
+    if (t->next != GCG_NO_STATE && mask_scratch_mark(s, t->next, below) &&
+        !push(s, n, (walk_item){t->next, below, depth + 1}))
+        return GCG_ERR_NOMEM;
+    return GCG_OK;
+}
+
+/* A run edge (gss.h): below the node read with state d lie k-1 more copies
+ * of its state q, k in [lo, hi], then `to`. The copies are read one by one,
+ * and `to` from the state held after each k-1 in range. The states after j
+ * copies follow d_{j+1} = next(d_j, q): once one repeats they cycle, so the
+ * run costs at most the automaton's path on q, not the run's length. The
+ * cycle is found without memory (Brent), and then the copies still before
+ * the range are skipped a whole number of cycles at a time; once a whole
+ * cycle lies in the range, every state it can hold has read `to`. */
+static gcg_status walk_run(gcg_matcher *m, mask_scratch *s, uint32_t *words, uint32_t *n, walk_item it,
+                           const gss_edge *ed)
+{
+    const gcg_mask_view *v = &m->art->mask;
+    uint32_t q = m->p.g.nodes[it.node].state, d = it.d, first = ed->lo - 1, last = ed->hi - 1;
+    uint32_t tort = d, tort_j = 0, power = 1, cycle = 0, stop = last;
+    for (uint32_t j = 0;; j++) {
+        if (j >= first) {
+            gcg_status st = read_below(m, s, words, n, d, ed->to, it.depth + j);
+            if (st != GCG_OK)
+                return st;
+        }
+        if (j >= stop)
+            return GCG_OK;
+        if (++m->last.edges > m->max_mask_work && m->max_mask_work)
+            return GCG_ERR_LIMIT;
+        const gcg_trans_entry *t = trans_of(v, d, q);
+        if (!t)
+            return GCG_OK;
+        or_once(m, s, t->acc, words, false);
+        if (t->next == GCG_NO_STATE)
+            return GCG_OK;
+        m->last.stack_reads++;
+        d = t->next;
+        if (cycle) /* known: nothing to look for */
+            continue;
+        if (d == tort) { /* d_{j+1} = d_{tort_j}: period j + 1 - tort_j */
+            cycle = j + 1 - tort_j;
+            if (j + 1 < first) /* skip whole cycles before the range */
+                j += (first - (j + 1)) / cycle * cycle;
+            uint32_t from = j + 1 > first ? j + 1 : first;
+            if (from - 1 + cycle < stop)
+                stop = from - 1 + cycle; /* one cycle in range, then repeats */
+        } else if (j + 1 - tort_j == power) {
+            tort = d, tort_j = j + 1, power *= 2;
+        }
+    }
+}
+
 /* Walks the pairs reachable from the frontier's roots. */
 static gcg_status walk(gcg_matcher *m, mask_scratch *s, uint32_t *words)
 {
@@ -90,22 +161,10 @@ static gcg_status walk(gcg_matcher *m, mask_scratch *s, uint32_t *words)
         walk_item it = s->stack[--n];
         m->last.stack_reads++;
         for (uint32_t e = g->nodes[it.node].edge; e != GSS_NONE; e = g->edges[e].next) {
-            uint32_t below = g->edges[e].to;
-            if (++m->last.edges > m->max_mask_work && m->max_mask_work)
-                return GCG_ERR_LIMIT;
-            const gcg_trans_entry *t = trans_of(v, it.d, g->nodes[below].state);
-            if (!t)
-                continue;
-            or_once(m, s, t->acc, words, false);
-            if (it.depth + 1 > m->last.max_stack_reads)
-                m->last.max_stack_reads = it.depth + 1;
-            /* Keep the set at most half full (every pushed pair is marked,
-             * and a dense stack pushes many more pairs than it pops). */
-            if (2 * (s->n_seen + 1) > s->cap_seen && !mask_scratch_reserve(s, s->n_seen + 1))
-                return GCG_ERR_NOMEM;
-            if (t->next != GCG_NO_STATE && mask_scratch_mark(s, t->next, below) &&
-                !push(s, &n, (walk_item){t->next, below, it.depth + 1}))
-                return GCG_ERR_NOMEM;
+            gcg_status st = g->edges[e].hi == 1 ? read_below(m, s, words, &n, it.d, g->edges[e].to, it.depth)
+                                                : walk_run(m, s, words, &n, it, &g->edges[e]);
+            if (st != GCG_OK)
+                return st;
         }
     }
     return GCG_OK;

@@ -174,6 +174,17 @@ static gcg_status mask_reserve(gcg_matcher *m)
     return mask_scratch_reserve(&m->mask, mask_pairs_bound(m)) ? GCG_OK : GCG_ERR_NOMEM;
 }
 
+/* Run edges (glr.h) where no bound is stated: a certificate counts the work
+ * of stacks read and popped frame by frame, and a run edge read copy by copy
+ * may repeat copies that frames would share, so a matcher whose masks or
+ * commits are certified keeps its frames. */
+static bool runs_allowed(const gcg_artifact *art)
+{
+    const gcg_cert_entry *c = art->mask.cert;
+    const gcg_commit_entry *k = art->mask.commit;
+    return !(c && c->bounded == GCG_CERT_BOUNDED) && !(k && k->bounded == GCG_CERT_BOUNDED);
+}
+
 /* ---- public API --------------------------------------------------------- */
 
 gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *opt,
@@ -215,6 +226,7 @@ gcg_status gcg_matcher_new(const gcg_artifact *art, const gcg_matcher_options *o
                              "matcher: out of memory for %u stack nodes", o.initial_nodes);
     }
     gss_set_weight(&m->p.g, m->pair_weight);
+    m->p.runs = runs_allowed(art);
     uint32_t root = gss_new(&m->p.g, 0);
     if (root == GSS_NONE) {
         gcg_matcher_free(m);
@@ -322,7 +334,8 @@ static gcg_status unite_node(gcg_matcher *m, uint32_t *u, uint32_t *n, uint32_t 
     const uint32_t from[2] = {y, x};
     for (uint32_t k = 0; k < 2; k++)
         for (uint32_t e = g->nodes[from[k]].edge; e != GSS_NONE; e = g->edges[e].next)
-            if (!gss_linked(g, z, g->edges[e].to) && !gss_link(g, z, g->edges[e].to)) {
+            if (!gss_linked_run(g, z, g->edges[e].to, g->edges[e].lo, g->edges[e].hi) &&
+                !gss_link_run(g, z, g->edges[e].to, g->edges[e].lo, g->edges[e].hi)) {
                 gss_release(g, z), gss_release(g, x);
                 return GCG_ERR_NOMEM;
             }

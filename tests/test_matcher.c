@@ -42,7 +42,7 @@
  * k = AMB_COMMIT_LIMIT_AT; the mask after AMB_MASK_LIMIT_AT a's is the first
  * to follow more than AMB_MASK_LIMIT edges. */
 #define AMB_COMMIT_LIMIT 10000u
-#define AMB_COMMIT_LIMIT_AT 78u
+#define AMB_COMMIT_LIMIT_AT 79u
 #define AMB_MASK_LIMIT 50u
 #define AMB_MASK_LIMIT_AT 46u
 
@@ -766,6 +766,114 @@ START_TEST(test_meeting_whitespace_constant_work)
 }
 END_TEST
 
+/* e ::= e e "c" | e "c" | "a" after a^n c^n: each c pops one e frame or two,
+ * so the top stands on the run of e frames at every depth from 1 to n. The
+ * GSS keeps those as one run edge (glr.h): the next commit and mask do the
+ * same work for n = 4,000 as for n = 40, and the mask is the brute force's. */
+static void eec_run(const gcg_artifact *art, uint32_t n, gcg_commit_stats *c, gcg_mask_stats *ms)
+{
+    gcg_matcher *m = matcher(art, 4);
+    uint32_t w[WORDS], b[WORDS];
+    for (uint32_t i = 0; i < 2 * n; i++)
+        ck_assert_int_eq(commit_str(m, i < n ? "a" : "c"), GCG_OK);
+    ck_assert_int_eq(commit_str(m, "c"), GCG_OK);
+    gcg_matcher_last_commit_stats(m, c);
+    ck_assert_int_eq(gcg_matcher_fill_mask(m, w, WORDS), GCG_OK);
+    gcg_matcher_last_mask_stats(m, ms);
+    ck_assert_int_eq(gcg_matcher_fill_mask_bruteforce(m, b, WORDS), GCG_OK);
+    ck_assert_mem_eq(w, b, sizeof w);
+    ck_assert(gcg_matcher_is_complete(m)); /* e c ... c reduces to one e */
+    ck_assert_int_eq(commit_str(m, "a"), GCG_OK);
+    ck_assert(!gcg_matcher_is_complete(m));
+    gcg_matcher_free(m);
+}
+
+START_TEST(test_counting_ambiguity_constant_work)
+{
+    gcg_artifact *art = compile_eos("root ::= e\ne ::= e e \"c\" | e \"c\" | \"a\"\n");
+    gcg_commit_stats c40, c;
+    gcg_mask_stats m40, ms;
+    eec_run(art, 40, &c40, &m40);
+    eec_run(art, 4000, &c, &ms);
+    ck_assert_uint_eq(c.work, c40.work);
+    ck_assert_uint_eq(ms.edges, m40.edges);
+    ck_assert_uint_eq(ms.stack_reads, m40.stack_reads);
+    ck_assert_uint_eq(ms.set_ops, m40.set_ops);
+    ck_assert_uint_eq(c.work, 55);
+    ck_assert_uint_eq(ms.edges, 6);
+    gcg_artifact_free(art);
+}
+END_TEST
+
+/* The same grammar's language is a counter: the e's on the stack can number
+ * any k in a set K; "a" adds one, "c" keeps k >= 1 (e c) or takes two to one
+ * (e e c), and the text is complete when 1 is in K. With e e e "c" instead,
+ * K gets holes (n, n-2, n-4, ...), which one run edge cannot hold. Random
+ * texts with long runs, byte by byte: the matcher accepts, rejects and
+ * completes exactly as the counter does, and its mask, brute force and the
+ * counter agree on "c". */
+static const struct {
+    const char *grammar;
+    int pops; /* e's one "c" can take */
+} counting_cases[] = {
+    {"root ::= e\ne ::= e e \"c\" | e \"c\" | \"a\"\n", 2},
+    {"root ::= e\ne ::= e e e \"c\" | e \"c\" | \"a\"\n", 3},
+};
+
+START_TEST(test_counting_ambiguity_language)
+{
+    gcg_artifact *art = compile_eos(counting_cases[_i].grammar);
+    int pops = counting_cases[_i].pops;
+    enum { MAXK = 1200 };
+    static bool K[MAXK + 2], next[MAXK + 2];
+    uint64_t rng = 12345;
+    for (int walk = 0; walk < 6; walk++) {
+        gcg_matcher *m = matcher(art, 4);
+        memset(K, 0, sizeof K);
+        K[0] = true;
+        uint32_t w[WORDS], b[WORDS], run = 0;
+        char byte = 'a';
+        for (int i = 0; i < 1500; i++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            if (run == 0) { /* a run of one byte, up to 300 long */
+                byte = (rng >> 33) % 2 ? 'a' : 'c';
+                run = 1 + (uint32_t)((rng >> 40) % 300);
+            }
+            run--;
+            memset(next, 0, sizeof next);
+            bool any = false;
+            for (int k = 0; k <= MAXK; k++) {
+                if (!K[k])
+                    continue;
+                if (byte == 'a' && k < MAXK)
+                    next[k + 1] = true, any = true;
+                if (byte == 'c' && k >= 1)
+                    next[k] = true, any = true;
+                if (byte == 'c' && k >= pops)
+                    next[k - pops + 1] = true;
+            }
+            char text[2] = {byte, 0};
+            ck_assert_int_eq(commit_str(m, text), any ? GCG_OK : GCG_ERR_REJECTED);
+            if (any)
+                memcpy(K, next, sizeof K);
+            ck_assert(gcg_matcher_is_complete(m) == K[1]);
+            ck_assert_int_eq(gcg_matcher_fill_mask(m, w, WORDS), GCG_OK);
+            bool c_ok = false;
+            for (int k = 1; k <= MAXK; k++)
+                c_ok |= K[k];
+            ck_assert(!!(w['c' >> 5] & 1u << ('c' & 31)) == c_ok);
+            ck_assert(w['a' >> 5] & 1u << ('a' & 31));
+            if (i % 50 == 0) {
+                ck_assert_int_eq(gcg_matcher_fill_mask_bruteforce(m, b, WORDS), GCG_OK);
+                ck_assert_mem_eq(w, b, sizeof w);
+            }
+        }
+        gcg_matcher_free(m);
+    }
+    gcg_artifact_free(art);
+}
+END_TEST
+
 static Suite *matcher_suite(void)
 {
     Suite *s = suite_create("matcher");
@@ -791,6 +899,9 @@ static Suite *matcher_suite(void)
     tcase_add_test(tc, test_commit_work_limit);
     tcase_add_test(tc, test_mask_work_limit);
     tcase_add_test(tc, test_meeting_whitespace_constant_work);
+    tcase_add_test(tc, test_counting_ambiguity_constant_work);
+    tcase_add_loop_test(tc, test_counting_ambiguity_language, 0,
+                        sizeof counting_cases / sizeof *counting_cases);
     suite_add_tcase(s, tc);
     return s;
 }
