@@ -21,6 +21,7 @@
 
 #include "batch.h"
 #include "gcg.h"
+#include "growth.h"
 #include "hunt.h"
 #include "measure.h"
 #include "report.h"
@@ -32,6 +33,8 @@
 typedef struct cli {
     const char *artifact, *traces, *json, *dump, *name, *grammar, *vocab;
     char workloads[256];
+    char growth[512];                                           /* --growth-input */
+    uint32_t growth_n[2], n_growth_n, growth_rounds;
     uint32_t api_sizes[BENCH_MAX_API_SIZES], n_api_sizes;      /* --batch-api  */
     uint32_t api_threads[BENCH_MAX_API_THREADS], n_api_threads; /* --batch-threads */
     double compile_s, bf_budget_s;
@@ -46,7 +49,11 @@ static void usage(FILE *f) {
     fputs("usage: gcg_bench --artifact A.gcg [options]\n"
           "  --traces FILE       document traces (one line of token ids per document): workload docs\n"
           "  --workloads LIST    comma-separated: docs,random-uniform,random-long,adversarial\n"
-          "                      (or just hunt: widest stacks vs the certificate, see hunt.h)\n"
+          "                      (or just hunt: widest stacks vs the certificate, see hunt.h;\n"
+          "                      or just growth: a step after a short and a long run, see growth.h)\n"
+          "  --growth-input P|U|T  growth: the text is P, then U n times, then T n times\n"
+          "  --growth-n S,L      growth: the short and the long n (default 40,4000)\n"
+          "  --growth-rounds N   growth: timed rounds (default 2000)\n"
           "                      (default: docs if --traces, and the three generated ones)\n"
           "  --name PREFIX       workload names are PREFIX-docs, PREFIX-random, PREFIX-random-long,\n"
           "                      PREFIX-adversarial (default GRAMMAR-VOCAB)\n"
@@ -80,7 +87,7 @@ static void usage(FILE *f) {
 enum { O_TRACES = 256, O_WORKLOADS, O_NAME, O_GRAMMAR, O_VOCAB, O_COMPILE, O_MAXDOCS, O_WALKS, O_WALKLEN, O_ADVW,
        O_ADVLEN, O_SEED, O_REPEATS, O_WARMUP, O_BFEVERY, O_BFSAMPLES, O_BFBUDGET, O_CPU, O_BATCH, O_THREADS, O_JSON,
        O_DUMP,
-       O_QUIET, O_BATCHONLY, O_ARTIFACT, O_BATCHAPI, O_BATCHTHREADS, O_HELP };
+       O_QUIET, O_BATCHONLY, O_ARTIFACT, O_BATCHAPI, O_BATCHTHREADS, O_GROWTH, O_GROWTHN, O_GROWTHR, O_HELP };
 
 /* Parses "1,16,64" into out (at most max values, each >= 1); false if malformed. */
 static bool parse_list(const char *s, uint32_t *out, uint32_t *n, uint32_t max) {
@@ -135,6 +142,11 @@ static bool parse_opt(cli *c, int o, const char *a) {
     case O_BATCHONLY: c->batch_only = true; return true;
     case O_BATCHAPI: return parse_list(a, c->api_sizes, &c->n_api_sizes, BENCH_MAX_API_SIZES);
     case O_BATCHTHREADS: return parse_list(a, c->api_threads, &c->n_api_threads, BENCH_MAX_API_THREADS);
+    case O_GROWTH: return strlen(a) < sizeof c->growth && strchr(a, '|') && strchr(strchr(a, '|') + 1, '|') &&
+                          snprintf(c->growth, sizeof c->growth, "%s", a) > 0;
+    case O_GROWTHN: return parse_list(a, c->growth_n, &c->n_growth_n, 2) && c->n_growth_n == 2 &&
+                           c->growth_n[0] < c->growth_n[1];
+    case O_GROWTHR: return parse_u32(a, &c->growth_rounds) && c->growth_rounds >= 1;
     }
     return false;
 }
@@ -150,9 +162,11 @@ static int parse_cli(int argc, char **argv, cli *c) {
         {"cpu", 1, 0, O_CPU},
         {"batch", 1, 0, O_BATCH}, {"threads", 1, 0, O_THREADS}, {"json", 1, 0, O_JSON}, {"dump", 1, 0, O_DUMP},
         {"quiet", 0, 0, O_QUIET}, {"batch-only", 0, 0, O_BATCHONLY},
-        {"batch-api", 1, 0, O_BATCHAPI}, {"batch-threads", 1, 0, O_BATCHTHREADS}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
+        {"batch-api", 1, 0, O_BATCHAPI}, {"batch-threads", 1, 0, O_BATCHTHREADS}, {"growth-input", 1, 0, O_GROWTH},
+        {"growth-n", 1, 0, O_GROWTHN}, {"growth-rounds", 1, 0, O_GROWTHR}, {"help", 0, 0, O_HELP}, {0, 0, 0, 0}};
     *c = (cli){.compile_s = -1, .bf_budget_s = 10, .walks = 200, .walk_len = 256, .adv_walks = 24, .adv_len = 192,
-               .repeats = 5, .warmup = 20000, .bf_samples = 1000, .cpu = -2, .seed = 1};
+               .repeats = 5, .warmup = 20000, .bf_samples = 1000, .cpu = -2, .seed = 1,
+               .growth_n = {40, 4000}, .growth_rounds = 2000};
     int o;
     while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         if (o == O_HELP) { usage(stdout); return 0; }
@@ -404,6 +418,26 @@ static int finish(const cli *c, bench_workload *w, int n, const bench_machine *m
     return rc;
 }
 
+/* The growth workload; 1 when a step's work grows with the run. */
+static int run_growth(cli *c, gcg_artifact *art) {
+    if (!c->growth[0]) {
+        fprintf(stderr, "gcg_bench: --workloads growth needs --growth-input PREFIX|UNIT|TAIL\n");
+        gcg_artifact_free(art);
+        return 2;
+    }
+    char *unit = strchr(c->growth, '|');
+    *unit++ = 0;
+    char *tail = strchr(unit, '|');
+    *tail++ = 0;
+    bench_growth_input in = {c->growth, unit, tail, {c->growth_n[0], c->growth_n[1]}, c->growth_rounds, 2.0};
+    bench_growth_result r;
+    gcg_status st = unit[0] ? bench_growth(art, &in, stdout, &r) : GCG_ERR_ARG;
+    gcg_artifact_free(art);
+    if (st != GCG_OK)
+        fprintf(stderr, "gcg_bench: growth: %s\n", unit[0] ? gcg_status_str(st) : "the unit is empty");
+    return st != GCG_OK ? 3 : r.grows ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     cli c;
     int rc = parse_cli(argc, argv, &c);
@@ -431,6 +465,8 @@ int main(int argc, char **argv) {
         gcg_artifact_free(art);
         return hs != GCG_OK ? 3 : hr.over ? 1 : 0;
     }
+    if (strcmp(c.workloads, "growth") == 0)
+        return run_growth(&c, art);
     bench_workload *w = calloc(MAX_WORKLOADS, sizeof *w);  /* large: on the heap */
     int n = w ? run_all(&c, art, cpus, n_cpus, w) : -1;
     rc = n < 0 ? 3 : finish(&c, w, n, &mc);

@@ -13,6 +13,7 @@
 
 #include "batch.h"
 #include "compile.h"
+#include "growth.h"
 #include "measure.h"
 #include "report.h"
 #include "stats.h"
@@ -140,7 +141,9 @@ END_TEST
 static const char *TINY = "root ::= \"[\" ( [0-9] ( \",\" [0-9] )* )? \"]\"\n";
 enum { T_EOS = 256, T_OPEN1 = 257, T_COMMA2 = 258, T_3CLOSE = 259, T_CLOSE2 = 260, N_TOK = 261 };
 
-static gcg_artifact *tiny_artifact(void) {
+/* `src` compiled against the tiny vocabulary: the 256 bytes, an EOS and four
+ * multi-byte tokens. */
+static gcg_artifact *artifact_of(const char *src) {
     static const char *multi[] = {"[1", ",2", "3]", "]]"};
     gcg_vocab v = {.n_tokens = N_TOK};
     v.offsets = calloc(N_TOK + 1, sizeof *v.offsets);
@@ -162,7 +165,7 @@ static gcg_artifact *tiny_artifact(void) {
     size_t size = 0;
     gcg_diag d;
     gcg_diag_init(&d, "tiny.gbnf");
-    gcg_status st = gcg_compile(TINY, strlen(TINY), &opt, false, &bytes, &size, NULL, &d);
+    gcg_status st = gcg_compile(src, strlen(src), &opt, false, &bytes, &size, NULL, &d);
     if (st != GCG_OK) gcg_diag_print(&d, stderr);
     ck_assert_int_eq(st, GCG_OK);
     gcg_artifact *art = NULL;
@@ -173,6 +176,10 @@ static gcg_artifact *tiny_artifact(void) {
     free(v.bytes);
     free(v.flags);
     return art;
+}
+
+static gcg_artifact *tiny_artifact(void) {
+    return artifact_of(TINY);
 }
 
 static void seq_of(bench_seqset *s, const uint32_t *tok, size_t n, bool eos) {
@@ -461,6 +468,49 @@ START_TEST(dumps_hold_every_step) {
 }
 END_TEST
 
+/* Runs the growth workload on `src` (its table to a scratch file). */
+static gcg_status growth_of(const char *src, const bench_growth_input *in, bench_growth_result *r) {
+    gcg_artifact *art = artifact_of(src);
+    FILE *out = tmpfile();
+    ck_assert_ptr_nonnull(out);
+    gcg_status st = bench_growth(art, in, out, r);
+    fclose(out);
+    gcg_artifact_free(art);
+    return st;
+}
+
+/* e ::= e e "c" | e "c" | "a" after a^n c^n: the step after the long run
+ * does exactly the work of the short one (run edges, glr.h). */
+START_TEST(growth_counting_ambiguity_is_flat) {
+    bench_growth_input in = {"", "a", "c", {40, 4000}, 50, 2.0};
+    bench_growth_result r;
+    ck_assert_int_eq(growth_of("root ::= e\ne ::= e e \"c\" | e \"c\" | \"a\"\n", &in, &r), GCG_OK);
+    for (int k = 0; k < 2; k++) {
+        ck_assert_uint_eq(r.edges[k], 6);
+        ck_assert_uint_eq(r.set_ops[k], 2);
+        ck_assert_uint_eq(r.work[k], 55);
+    }
+    ck_assert_double_eq(r.work_ratio, 1.0);
+    ck_assert(!r.grows);
+}
+END_TEST
+
+/* A run that every mask must read (the empty e keeps l out of tail
+ * position, so only the run's bottom tells ")" from ";"): the workload says
+ * the step grows, and how much. */
+START_TEST(growth_reports_a_growing_step) {
+    const char *src = "root ::= \"(\" l \")\" | l \";\"\nl ::= \"x\" l e | \"x\"\ne ::= \"\"\n";
+    bench_growth_input in = {"(", "x", "", {40, 400}, 20, 2.0};
+    bench_growth_result r;
+    ck_assert_int_eq(growth_of(src, &in, &r), GCG_OK);
+    ck_assert_uint_eq(r.edges[0], 40);
+    ck_assert_uint_eq(r.edges[1], 400);
+    ck_assert(r.grows);
+    in.prefix = "y"; /* not in the language */
+    ck_assert_int_eq(growth_of(src, &in, &r), GCG_ERR_REJECTED);
+}
+END_TEST
+
 static Suite *suite(void) {
     Suite *s = suite_create("bench");
     TCase *t = tcase_create("stats");
@@ -482,6 +532,8 @@ static Suite *suite(void) {
     tcase_add_test(t, adversarial_walks_replay_cleanly);
     tcase_add_test(t, batch_steps_and_json_report);
     tcase_add_test(t, dumps_hold_every_step);
+    tcase_add_test(t, growth_counting_ambiguity_is_flat);
+    tcase_add_test(t, growth_reports_a_growing_step);
     suite_add_tcase(s, t);
     return s;
 }
