@@ -30,6 +30,8 @@ typedef struct ctx {
     uint32_t *lhs_least;             /* scratch of d_summarize, per nonterminal */
     uint32_t *head_of;               /* per state: the group it heads (index in
                                         group), NONE between calls             */
+    uint32_t *popped;                /* per state with a twin: popped_reach's
+                                        result, or NONE before it is asked     */
     map64 resumed;                   /* (D, q) -> index into res                */
     map64 replays;                   /* a root run's replay (mask_sim.h) ->
                                         index into res                          */
@@ -576,13 +578,37 @@ static void run_resume_deep(ctx *c, uint32_t d, uint32_t q, uint32_t reach, uint
     *next = d_id(c);
 }
 
+/* For how many more token bytes a walk that stands on q, or on its twin p,
+ * agrees with the other once a resumed configuration has read its
+ * nonterminal. The horizon's reach of (p, q) is for walks that start at q,
+ * where a goto from q comes after the nonterminal's fewest bytes; a resumed
+ * walk may reduce into q at once (the nonterminal was read before the
+ * token began: in e{,3} "c" with e ::= "a" | r r?, after "rr", "hi" and the
+ * token "ia\n", the goto on e comes after one byte, and the third copy's
+ * "\n" fails on q but not on p). So each goto pair of (p, q) bounds it too,
+ * at no cost; 0 where q has a goto on a moving nonterminal or p lacks one. */
+static uint32_t popped_reach(ctx *c, uint32_t p, uint32_t q)
+{
+    if (c->popped[q] != NONE)
+        return c->popped[q];
+    uint32_t r = c->hz.reach[q];
+    for (uint32_t k = c->lr->go_start[q]; k < c->lr->go_start[q + 1] && r > 0; k++) {
+        uint32_t nt = c->lr->go_nt[k], tp = gcg_mask_sim_goto(&c->sim, p, nt);
+        uint32_t m = c->hz.moving[nt] || tp == GCG_NO_GOTO ? 0 : gcg_horizon_pair_reach(&c->hz, tp, c->lr->go_to[k]);
+        r = m < r ? m : r;
+    }
+    /* past the trie's depth every reach is "all": kept apart from NONE */
+    return c->popped[q] = r > c->trie->max_depth ? c->trie->max_depth + 1 : r;
+}
+
 /* For how many token bytes resuming D over q agrees with resuming it over
  * its twin p, renamed (0: not at all): D must name no moving nonterminal,
  * and each configuration waiting for this entry, resumed at trie depth k,
- * agrees up to k - 1 plus what its pair of goto targets and (p, q) agree for. */
+ * agrees up to k - 1 plus what its pair of goto targets and (p, q) agree for
+ * once it has reduced (popped_reach). */
 static uint32_t resume_reach(ctx *c, uint32_t d, uint32_t p, uint32_t q)
 {
-    uint32_t below = c->hz.reach[q], reach = HORIZON_ALL;
+    uint32_t below = popped_reach(c, p, q), reach = HORIZON_ALL;
     if (below == 0 || !d_fixed(c, d))
         return 0;
     const uint32_t *rd = c->d_reads.v + c->d_reads_start.v[d];
@@ -882,7 +908,7 @@ static void ctx_free(ctx *c)
 {
     gcg_mask_sim_free(&c->sim);
     gcg_horizon_free(&c->hz);
-    free(c->path), free(c->reaches), free(c->bits), free(c->lhs_least), free(c->head_of);
+    free(c->path), free(c->reaches), free(c->bits), free(c->lhs_least), free(c->head_of), free(c->popped);
     vec *vs[] = {&c->d_start, &c->d_len, &c->d_data, &c->tq, &c->tacc, &c->tnext, &c->tfrom, &c->d_moving,
                  &c->d_deepest, &c->d_reads_start, &c->d_reads_len, &c->d_reads,
                  &c->set_pos_start, &c->set_pos_len, &c->set_pos, &c->res, &c->short_pos, &c->scratch, &c->sort_tmp,
@@ -917,11 +943,14 @@ gcg_status gcg_automaton_build(const cfg *g, const lr_tables *lr, const gcg_voca
     c.bits = calloc((size_t)out->words + 1, sizeof *c.bits);
     c.lhs_least = malloc(((size_t)g->n_nts + 1) * sizeof *c.lhs_least);
     c.head_of = malloc(((size_t)lr->n_states + 1) * sizeof *c.head_of);
+    c.popped = malloc(((size_t)lr->n_states + 1) * sizeof *c.popped);
     if (c.head_of)
         memset(c.head_of, 0xff, ((size_t)lr->n_states + 1) * sizeof *c.head_of);
+    if (c.popped)
+        memset(c.popped, 0xff, ((size_t)lr->n_states + 1) * sizeof *c.popped);
     if (c.lhs_least)
         memset(c.lhs_least, 0xff, ((size_t)g->n_nts + 1) * sizeof *c.lhs_least);
-    if (c.st == GCG_OK && (!done || !c.path || !c.reaches || !c.bits || !c.lhs_least || !c.head_of))
+    if (c.st == GCG_OK && (!done || !c.path || !c.reaches || !c.bits || !c.lhs_least || !c.head_of || !c.popped))
         c.st = GCG_ERR_NOMEM;
     c.sim.share = share_walks;
     if (c.st == GCG_OK && share_walks)
