@@ -28,8 +28,10 @@ typedef struct side {
     bench_samples mask, commit;
 } side;
 
-/* One round on one side: the next mask, then the next byte, rolled back. */
-static gcg_status step(side *s, const uint8_t *next, uint32_t *words, size_t n_words)
+/* One round on one side: the next mask, then the next byte, rolled back.
+ * Timed into the side's samples; or, with r, the work of both (exact: the
+ * same every round) into r's side k. */
+static gcg_status step(side *s, const uint8_t *next, uint32_t *words, size_t n_words, bench_growth_result *r, int k)
 {
     uint64_t t0 = bench_now_ns();
     gcg_status st = gcg_matcher_fill_mask(s->m, words, n_words);
@@ -37,28 +39,16 @@ static gcg_status step(side *s, const uint8_t *next, uint32_t *words, size_t n_w
     if (st == GCG_OK)
         st = gcg_matcher_commit_bytes(s->m, next, 1, NULL);
     uint64_t t2 = bench_now_ns();
-    if (st == GCG_OK)
-        st = gcg_matcher_rollback(s->m, 1);
-    if (st == GCG_OK && !(bench_samples_push(&s->mask, t1 - t0) && bench_samples_push(&s->commit, t2 - t1)))
+    if (r) {
+        gcg_mask_stats ms;
+        gcg_commit_stats cs;
+        gcg_matcher_last_mask_stats(s->m, &ms);
+        gcg_matcher_last_commit_stats(s->m, &cs);
+        r->edges[k] = ms.edges, r->set_ops[k] = ms.set_ops, r->work[k] = cs.work;
+    } else if (st == GCG_OK && !(bench_samples_push(&s->mask, t1 - t0) && bench_samples_push(&s->commit, t2 - t1))) {
         st = GCG_ERR_NOMEM;
-    return st;
-}
-
-/* The work of the next mask and commit (exact: the same every round). */
-static gcg_status count_work(side *s, const uint8_t *next, uint32_t *words, size_t n_words, bench_growth_result *r,
-                             int k)
-{
-    gcg_mask_stats ms;
-    gcg_commit_stats cs;
-    gcg_status st = gcg_matcher_fill_mask(s->m, words, n_words);
-    gcg_matcher_last_mask_stats(s->m, &ms);
-    if (st == GCG_OK)
-        st = gcg_matcher_commit_bytes(s->m, next, 1, NULL);
-    gcg_matcher_last_commit_stats(s->m, &cs);
-    if (st == GCG_OK)
-        st = gcg_matcher_rollback(s->m, 1);
-    r->edges[k] = ms.edges, r->set_ops[k] = ms.set_ops, r->work[k] = cs.work;
-    return st;
+    }
+    return st == GCG_OK ? gcg_matcher_rollback(s->m, 1) : st;
 }
 
 static double ratio(double a, double b)
@@ -100,11 +90,11 @@ gcg_status bench_growth(const gcg_artifact *art, const bench_growth_input *in, F
         if (st == GCG_OK)
             st = prepare(art, in, in->n[k], &s[k].m);
         if (st == GCG_OK)
-            st = count_work(&s[k], next, words, n_words, r, k);
+            st = step(&s[k], next, words, n_words, r, k);
     }
     for (uint32_t i = 0; st == GCG_OK && i < in->rounds; i++)
         for (int k = 0; st == GCG_OK && k < 2; k++)
-            st = step(&s[k], next, words, n_words);
+            st = step(&s[k], next, words, n_words, NULL, k);
     bench_summary sm[2], sc[2];
     for (int k = 0; st == GCG_OK && k < 2; k++)
         if (!bench_summarize(&s[k].mask, &sm[k]) || !bench_summarize(&s[k].commit, &sc[k]))

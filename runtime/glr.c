@@ -4,16 +4,24 @@
 
 #include "glr.h"
 
-/* Appends to a growable uint32 array; allocates only when it must grow. */
+/* Room for one more element in a growable array of n elements of `size`
+ * bytes: allocates only when it is full, doubling. */
+static bool room(void **a, uint32_t n, uint32_t *cap, size_t size)
+{
+    if (n < *cap)
+        return true;
+    uint32_t c = *cap ? *cap * 2 : 64;
+    void *q = realloc(*a, (size_t)c * size);
+    if (!q)
+        return false;
+    *a = q, *cap = c;
+    return true;
+}
+
 static bool push_u32(uint32_t **a, uint32_t *n, uint32_t *cap, uint32_t v)
 {
-    if (*n == *cap) {
-        uint32_t c = *cap ? *cap * 2 : 64;
-        uint32_t *q = realloc(*a, (size_t)c * sizeof *q);
-        if (!q)
-            return false;
-        *a = q, *cap = c;
-    }
+    if (!room((void **)a, *n, cap, sizeof **a))
+        return false;
     (*a)[(*n)++] = v;
     return true;
 }
@@ -21,13 +29,8 @@ static bool push_u32(uint32_t **a, uint32_t *n, uint32_t *cap, uint32_t v)
 /* Appends a position to the next layer of the reduction walk. */
 static bool push_pos(glr *p, glr_pos x)
 {
-    if (p->n_next == p->cap_next) {
-        uint32_t c = p->cap_next ? p->cap_next * 2 : 64;
-        glr_pos *q = realloc(p->next, (size_t)c * sizeof *q);
-        if (!q)
-            return false;
-        p->next = q, p->cap_next = c;
-    }
+    if (!room((void **)&p->next, p->n_next, &p->cap_next, sizeof *p->next))
+        return false;
     p->next[p->n_next++] = x;
     return true;
 }
@@ -81,13 +84,8 @@ size_t glr_size(const glr *p)
 
 static bool enqueue(glr *p, uint32_t node, uint32_t prod, const uint32_t via[4])
 {
-    if (p->n_queue == p->cap_queue) {
-        uint32_t c = p->cap_queue ? p->cap_queue * 2 : 64;
-        glr_reduction *q = realloc(p->queue, (size_t)c * sizeof *q);
-        if (!q)
-            return false;
-        p->queue = q, p->cap_queue = c;
-    }
+    if (!room((void **)&p->queue, p->n_queue, &p->cap_queue, sizeof *p->queue))
+        return false;
     p->queue[p->n_queue++] = (glr_reduction){node, prod, via[0], via[1], via[2], via[3]};
     return true;
 }
@@ -274,18 +272,26 @@ static void drop_covered(glr *p, uint32_t s, uint32_t c, uint32_t u, uint32_t n)
 
 /* ---- runs of equal frames (glr.h) ---------------------------------------- */
 
-/* The run w's edge e stands for, w the top copy: a run edge is one; a plain
- * edge to a node of w's state with a run form (final: of an earlier level)
- * extends that run by w; any other plain edge is one copy on its target. */
+/* The run one copy of state s with count c makes on node t: on a node of s
+ * with a run form (final: not of this level) that run one longer, else one
+ * copy on t. Counted nodes take no part in runs. */
+static void run_on(const glr *p, uint32_t s, uint32_t c, uint32_t t, uint32_t run[3])
+{
+    const gss_node *n = &p->g.nodes[t];
+    run[0] = t, run[1] = run[2] = 1;
+    if (c == 0 && n->state == s && n->count == 0 && n->run_base != GSS_NONE && !at_level(p, t))
+        run[0] = n->run_base, run[1] = n->run_lo + 1, run[2] = n->run_hi + 1;
+}
+
+/* The run w's edge e stands for, w the top copy: a run edge is one, a plain
+ * edge the run of w on its target. */
 static void edge_run(const glr *p, uint32_t w, uint32_t e, uint32_t run[3])
 {
-    const gss *g = &p->g;
-    const gss_edge *ed = &g->edges[e];
-    const gss_node *t = &g->nodes[ed->to];
-    run[0] = ed->to, run[1] = ed->lo, run[2] = ed->hi;
-    if (ed->hi == 1 && t->state == g->nodes[w].state && t->count == 0 && g->nodes[w].count == 0 &&
-        t->run_base != GSS_NONE && !at_level(p, ed->to))
-        run[0] = t->run_base, run[1] = t->run_lo + 1, run[2] = t->run_hi + 1;
+    const gss_edge *ed = &p->g.edges[e];
+    if (ed->hi == 1)
+        run_on(p, p->g.nodes[w].state, p->g.nodes[w].count, ed->to, run);
+    else
+        run[0] = ed->to, run[1] = ed->lo, run[2] = ed->hi;
 }
 
 /* Gives w the stacks of the run (base, [lo, hi]): w's edge on the same base
@@ -371,19 +377,6 @@ static uint32_t run_node(glr *p, glr_pos u, gcg_status *st)
     return n;
 }
 
-/* The run a new node of state s with count c stands on when linked to
- * position u: inside a run of s, the run one copy longer (tgt GSS_NONE);
- * on a node of s with a run form, that run one longer; else u, one copy. */
-static void target_run(const glr *p, glr_pos u, uint32_t s, uint32_t c, uint32_t *tgt, uint32_t run[3])
-{
-    const gss_node *n = &p->g.nodes[u.node];
-    *tgt = u.node, run[0] = u.node, run[1] = run[2] = 1;
-    if (u.lo) {
-        *tgt = GSS_NONE, run[1] = u.lo + 1, run[2] = u.hi + 1;
-    } else if (c == 0 && n->state == s && n->count == 0 && n->run_base != GSS_NONE && !at_level(p, u.node)) {
-        run[0] = n->run_base, run[1] = n->run_lo + 1, run[2] = n->run_hi + 1;
-    }
-}
 
 /* A reduction found a path ending at u: goto on nt, then share or make the
  * node of that state and count. */
@@ -400,9 +393,12 @@ static gcg_status reduce_goto(glr *p, glr_pos u, uint32_t nt, uint32_t count, ui
             return st;
         u.lo = u.hi = 0;
     }
-    uint32_t tgt = u.node, run[3] = {u.node, 1, 1}, via[4];
-    if (p->runs)
-        target_run(p, u, s, count, &tgt, run);
+    /* The run the new edge stands for: one copy on node u (or u's run one
+     * longer: run_on), or, inside a run of s, that run one copy longer with
+     * no node to link (tgt GSS_NONE). */
+    uint32_t tgt = u.lo ? GSS_NONE : u.node, run[3] = {u.node, u.lo + 1, u.hi + 1}, via[4];
+    if (!u.lo && p->runs)
+        run_on(p, s, count, u.node, run);
     bool added;
     uint32_t w = level_node(p, s, count);
     if (w != GSS_NONE) {
@@ -431,19 +427,8 @@ static glr_pos at_node(uint32_t node, bool used)
     return (glr_pos){node, 0, 0, 0, used};
 }
 
-/* The positions one symbol below: under node v along edge ed (its target
- * when one copy is possible, and the rest of a run), or under a position
- * inside a run (its base when one copy is left, and the next copy). */
-static uint32_t below_edge(const glr *p, uint32_t v, const gss_edge *ed, bool used, glr_pos out[2])
-{
-    uint32_t n = 0;
-    if (ed->lo == 1)
-        out[n++] = at_node(ed->to, used);
-    if (ed->hi >= 2)
-        out[n++] = (glr_pos){ed->to, p->g.nodes[v].state, ed->lo > 1 ? ed->lo - 1 : 1, ed->hi - 1, used};
-    return n;
-}
-
+/* The positions one symbol below a position inside a run: its base when one
+ * copy is left, and the run one copy shorter. */
 static uint32_t below_run(glr_pos x, glr_pos out[2])
 {
     uint32_t n = 0;
@@ -452,6 +437,13 @@ static uint32_t below_run(glr_pos x, glr_pos out[2])
     if (x.hi >= 2)
         out[n++] = (glr_pos){x.node, x.state, x.lo > 1 ? x.lo - 1 : 1, x.hi - 1, x.used};
     return n;
+}
+
+/* ... and under node v along edge ed: ed is the run of v's state on its
+ * target, v the top copy. */
+static uint32_t below_edge(const glr *p, uint32_t v, const gss_edge *ed, bool used, glr_pos out[2])
+{
+    return below_run((glr_pos){ed->to, p->g.nodes[v].state, ed->lo, ed->hi, used}, out);
 }
 
 /* Whether ed is the late edge of r (its source checked by the caller). */
@@ -568,6 +560,15 @@ static bool add_all(glr *p, const glr_pos *x, uint32_t n)
     return true;
 }
 
+/* The next layer becomes the layer (the old one's memory is reused). */
+static void swap_layers(glr *p)
+{
+    glr_pos *tmp = p->layer;
+    uint32_t cap = p->cap_layer;
+    p->layer = p->next, p->cap_layer = p->cap_next, p->n_layer = p->n_next;
+    p->next = tmp, p->cap_next = cap;
+}
+
 /* One layer of the walk: the positions one symbol below those of p->layer. */
 static gcg_status next_layer(glr *p, glr_reduction r)
 {
@@ -600,10 +601,7 @@ static gcg_status next_layer(glr *p, glr_reduction r)
                 return GCG_ERR_NOMEM;
         }
     }
-    glr_pos *tmp = p->layer;
-    uint32_t cap = p->cap_layer;
-    p->layer = p->next, p->cap_layer = p->cap_next, p->n_layer = p->n_next;
-    p->next = tmp, p->cap_next = cap;
+    swap_layers(p);
     return GCG_OK;
 }
 
@@ -641,10 +639,7 @@ static gcg_status reduce_paths(glr *p, glr_reduction r, uint32_t term, bool *acc
     p->n_next = 0;
     if (!push_pos(p, at_node(r.node, r.via_from == GSS_NONE)))
         return GCG_ERR_NOMEM;
-    glr_pos *tmp = p->layer; /* push_pos filled next: make it the layer */
-    uint32_t cap = p->cap_layer;
-    p->layer = p->next, p->cap_layer = p->cap_next, p->n_layer = p->n_next;
-    p->next = tmp, p->cap_next = cap;
+    swap_layers(p); /* push_pos filled next */
     for (uint32_t d = 0; d < len; d++) {
         if (++p->seen_gen == 0) {
             memset(p->seen0, 0, (size_t)p->cap_seen * sizeof *p->seen0);
@@ -715,14 +710,10 @@ static void set_run_forms(glr *p)
     gss *g = &p->g;
     for (uint32_t i = 0; i < p->n_made; i++) {
         gss_node *v = &g->nodes[p->made[i]];
-        v->run_base = GSS_NONE;
-        if (v->count || v->edge == GSS_NONE || g->edges[v->edge].next != GSS_NONE)
-            continue;
-        const gss_edge *ed = &g->edges[v->edge];
-        const gss_node *t = &g->nodes[ed->to];
-        v->run_base = ed->to, v->run_lo = ed->lo, v->run_hi = ed->hi;
-        if (ed->hi == 1 && t->state == v->state && t->count == 0 && t->run_base != GSS_NONE)
-            v->run_base = t->run_base, v->run_lo = t->run_lo + 1, v->run_hi = t->run_hi + 1;
+        uint32_t run[3] = {GSS_NONE, 0, 0};
+        if (!v->count && v->edge != GSS_NONE && g->edges[v->edge].next == GSS_NONE)
+            edge_run(p, p->made[i], v->edge, run);
+        v->run_base = run[0], v->run_lo = run[1], v->run_hi = run[2];
     }
 }
 
